@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The whole check: format, lint and types with Deno's toolchain, then the test
+# suite under Node, Deno and Bun (all three from devDependencies).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$PATH"
+
+step() { printf '\n== %s\n' "$*"; }
+
+step "deno fmt --check"
+deno fmt --check
+step "deno lint"
+deno lint
+step "deno check"
+deno check mod.ts src/ mock/ test/ bench/
+
+step "node --test ($(node --version))"
+node --test --test-concurrency=1 'test/**/*_test.ts'
+step "deno test ($(deno --version | head -1))"
+deno test --allow-all --quiet test/
+step "bun test (bun $(bun --version))"
+bun test --timeout 60000 ./test/
