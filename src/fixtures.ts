@@ -1,0 +1,389 @@
+/**
+ * The public seeding format shared by the server, the mock and the tests, and
+ * its validation. A fixtures document is checked whole before any store sees
+ * it: one bad entry refuses the document with the offending path, nothing is
+ * half-loaded.
+ *
+ * @module
+ */
+import { scheduleProblem } from "./schedule.ts";
+import { type Role, ROLES, type Trigger } from "./store.ts";
+import { parseUuid } from "./uuid.ts";
+
+/** A project. */
+export interface ProjectFixture {
+  project_id: string;
+  name: string;
+}
+
+/** A bearer token in clear; stores keep only its hash. */
+export interface TokenFixture {
+  token: string;
+  project_id: string;
+  role: Role;
+}
+
+/** A call with its transcript; each message is any JSON object. */
+export interface CallFixture {
+  call_id: string;
+  project_id: string;
+  /** ISO 8601 date-time. */
+  created_at: string;
+  messages: Record<string, unknown>[];
+}
+
+/** An HTTP tool of an HTTP integration. */
+export interface ToolFixture {
+  tool_id: string;
+  name: string;
+}
+
+/** An MCP integration, with its tool cache. */
+export interface McpIntegrationFixture {
+  integration_id: string;
+  project_id: string;
+  kind: "mcp";
+  name: string;
+  cached_tools: Record<string, unknown>[];
+}
+
+/** An HTTP integration, with its HTTP tools. */
+export interface HttpIntegrationFixture {
+  integration_id: string;
+  project_id: string;
+  kind: "http";
+  name: string;
+  tools: ToolFixture[];
+}
+
+/** An integration of either kind. */
+export type IntegrationFixture = McpIntegrationFixture | HttpIntegrationFixture;
+
+/** A workflow with its trigger. */
+export interface FlowFixture {
+  flow_id: string;
+  project_id: string;
+  name: string;
+  trigger: Trigger;
+}
+
+/** A whole fixtures document, every list present. */
+export interface Fixtures {
+  projects: ProjectFixture[];
+  tokens: TokenFixture[];
+  calls: CallFixture[];
+  integrations: IntegrationFixture[];
+  flows: FlowFixture[];
+}
+
+/** What {@linkcode parseFixtures} accepts: any list may be left out. */
+export type FixturesInput = Partial<Fixtures>;
+
+/** Options of {@linkcode parseFixtures}. */
+export interface ParseFixturesOptions {
+  /** Projects that exist already, so entries may refer to them. */
+  knownProjectIds?: Iterable<string>;
+}
+
+/**
+ * A fixtures document that breaks the format. The message names the path of
+ * the first offending value, e.g. `calls[2].project_id`.
+ *
+ * @example
+ * ```ts
+ * import { FixturesError, parseFixtures } from "./fixtures.ts";
+ *
+ * try {
+ *   parseFixtures({ projects: [{ project_id: "nope", name: "Acme" }] });
+ * } catch (error) {
+ *   console.log(error instanceof FixturesError); // true
+ *   console.log((error as FixturesError).path); // "projects[0].project_id"
+ * }
+ * ```
+ */
+export class FixturesError extends Error {
+  /** Where the problem is, e.g. `tokens[1].role`. */
+  readonly path: string;
+
+  /**
+   * @param path Where the problem is.
+   * @param problem What is wrong there.
+   */
+  constructor(path: string, problem: string) {
+    super(`Cannot load fixtures: ${path}: ${problem}`);
+    this.name = "FixturesError";
+    this.path = path;
+  }
+}
+
+/**
+ * Checks a fixtures document and returns it in canonical form: UUIDs
+ * lowercase hyphenated, every list present, `created_at` in ISO 8601 UTC.
+ *
+ * @param input The parsed JSON of a fixtures file.
+ * @param options Projects that exist already, for adding to a seeded store.
+ * @returns The canonical fixtures.
+ * @throws {FixturesError} naming the first offending path.
+ *
+ * @example
+ * ```ts
+ * import { parseFixtures } from "./fixtures.ts";
+ *
+ * const fixtures = parseFixtures({
+ *   projects: [{ project_id: "0B6F1C2E8D3A4C559A573E3C2D1F0A11", name: "Acme" }],
+ * });
+ * console.log(fixtures.projects[0]!.project_id);
+ * // "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11"
+ * ```
+ */
+export function parseFixtures(
+  input: unknown,
+  options: ParseFixturesOptions = {},
+): Fixtures {
+  const root = object(input, "fixtures");
+  const projectIds = new Set<string>(options.knownProjectIds);
+  const projects = list(root, "projects", "").map((item, i) => {
+    const path = `projects[${i}]`;
+    const entry = object(item, path);
+    const project_id = unique(
+      uuid(entry, "project_id", path),
+      projectIds,
+      path,
+    );
+    return { project_id, name: text(entry, "name", path) };
+  });
+
+  const tokenSet = new Set<string>();
+  const tokens = list(root, "tokens", "").map((item, i) => {
+    const path = `tokens[${i}]`;
+    const entry = object(item, path);
+    const token = unique(text(entry, "token", path), tokenSet, path, "token");
+    return {
+      token,
+      project_id: projectRef(entry, path, projectIds),
+      role: role(entry, path),
+    };
+  });
+
+  const callIds = new Set<string>();
+  const calls = list(root, "calls", "").map((item, i) => {
+    const path = `calls[${i}]`;
+    const entry = object(item, path);
+    return {
+      call_id: unique(uuid(entry, "call_id", path), callIds, path),
+      project_id: projectRef(entry, path, projectIds),
+      created_at: timestamp(entry, "created_at", path),
+      messages: list(entry, "messages", `${path}.`).map((message, m) =>
+        object(message, `${path}.messages[${m}]`)
+      ),
+    };
+  });
+
+  const integrationIds = new Set<string>();
+  const toolIds = new Set<string>();
+  const integrations = list(root, "integrations", "").map(
+    (item, i): IntegrationFixture => {
+      const path = `integrations[${i}]`;
+      const entry = object(item, path);
+      const base = {
+        integration_id: unique(
+          uuid(entry, "integration_id", path),
+          integrationIds,
+          path,
+        ),
+        project_id: projectRef(entry, path, projectIds),
+        name: text(entry, "name", path),
+      };
+      const kind = entry.kind;
+      if (kind === "mcp") {
+        return {
+          ...base,
+          kind,
+          cached_tools: list(entry, "cached_tools", `${path}.`).map((tool, t) =>
+            object(tool, `${path}.cached_tools[${t}]`)
+          ),
+        };
+      }
+      if (kind === "http") {
+        return {
+          ...base,
+          kind,
+          tools: list(entry, "tools", `${path}.`).map((tool, t) => {
+            const toolPath = `${path}.tools[${t}]`;
+            const toolEntry = object(tool, toolPath);
+            return {
+              tool_id: unique(
+                uuid(toolEntry, "tool_id", toolPath),
+                toolIds,
+                toolPath,
+              ),
+              name: text(toolEntry, "name", toolPath),
+            };
+          }),
+        };
+      }
+      throw new FixturesError(
+        `${path}.kind`,
+        `expected "mcp" or "http", got ${JSON.stringify(kind)}`,
+      );
+    },
+  );
+
+  const flowIds = new Set<string>();
+  const flows = list(root, "flows", "").map((item, i) => {
+    const path = `flows[${i}]`;
+    const entry = object(item, path);
+    return {
+      flow_id: unique(uuid(entry, "flow_id", path), flowIds, path),
+      project_id: projectRef(entry, path, projectIds),
+      name: text(entry, "name", path),
+      trigger: trigger(entry.trigger, `${path}.trigger`),
+    };
+  });
+
+  return { projects, tokens, calls, integrations, flows };
+}
+
+/**
+ * Checks one trigger object.
+ *
+ * @param input The candidate trigger.
+ * @param path Where it sits, for the error message.
+ * @returns The trigger, with only its known fields.
+ * @throws {FixturesError} when it is not a valid trigger.
+ *
+ * @example
+ * ```ts
+ * import { parseTrigger } from "./fixtures.ts";
+ *
+ * parseTrigger({ type: "schedule", cron: "0 9 * * *", timezone: "UTC" }, "trigger");
+ * ```
+ */
+export function parseTrigger(input: unknown, path: string): Trigger {
+  return trigger(input, path);
+}
+
+function trigger(input: unknown, path: string): Trigger {
+  const entry = object(input, path);
+  switch (entry.type) {
+    case "EMPTY":
+    case "call_ended":
+      return { type: entry.type };
+    case "webhook":
+      return {
+        type: "webhook",
+        sample_payload: object(entry.sample_payload, `${path}.sample_payload`),
+      };
+    case "schedule": {
+      const cron = text(entry, "cron", path);
+      const timezone = text(entry, "timezone", path);
+      const problem = scheduleProblem(cron, timezone);
+      if (problem !== undefined) throw new FixturesError(path, problem);
+      return { type: "schedule", cron, timezone };
+    }
+    default:
+      throw new FixturesError(
+        `${path}.type`,
+        `expected "EMPTY", "webhook", "call_ended" or "schedule", got ${
+          JSON.stringify(entry.type)
+        }`,
+      );
+  }
+}
+
+type JsonObject = Record<string, unknown>;
+
+function object(value: unknown, path: string): JsonObject {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new FixturesError(path, "expected a JSON object");
+  }
+  return value as JsonObject;
+}
+
+/** An optional list field; `prefix` is the parent's path with its dot. */
+function list(entry: JsonObject, key: string, prefix: string): unknown[] {
+  const value = entry[key];
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) {
+    throw new FixturesError(`${prefix}${key}`, "expected an array");
+  }
+  return value;
+}
+
+function text(entry: JsonObject, key: string, path: string): string {
+  const value = entry[key];
+  if (typeof value !== "string" || value === "") {
+    throw new FixturesError(`${path}.${key}`, "expected a non-empty string");
+  }
+  return value;
+}
+
+function uuid(entry: JsonObject, key: string, path: string): string {
+  const value = entry[key];
+  const parsed = typeof value === "string" ? parseUuid(value) : undefined;
+  if (!parsed?.ok) {
+    throw new FixturesError(
+      `${path}.${key}`,
+      `expected a UUID, got ${JSON.stringify(value)}`,
+    );
+  }
+  return parsed.uuid;
+}
+
+function unique(
+  value: string,
+  seen: Set<string>,
+  path: string,
+  what = "id",
+): string {
+  if (seen.has(value)) {
+    throw new FixturesError(path, `duplicate ${what} ${JSON.stringify(value)}`);
+  }
+  seen.add(value);
+  return value;
+}
+
+function projectRef(
+  entry: JsonObject,
+  path: string,
+  projectIds: Set<string>,
+): string {
+  const projectId = uuid(entry, "project_id", path);
+  if (!projectIds.has(projectId)) {
+    throw new FixturesError(
+      `${path}.project_id`,
+      `unknown project ${JSON.stringify(projectId)}`,
+    );
+  }
+  return projectId;
+}
+
+function role(entry: JsonObject, path: string): Role {
+  const value = entry.role;
+  if (!ROLES.includes(value as Role)) {
+    throw new FixturesError(
+      `${path}.role`,
+      `expected one of ${ROLES.join(", ")}, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value as Role;
+}
+
+const ISO_8601 =
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+
+function timestamp(entry: JsonObject, key: string, path: string): string {
+  const value = entry[key];
+  const time = typeof value === "string" && ISO_8601.test(value)
+    ? Date.parse(value)
+    : NaN;
+  if (Number.isNaN(time)) {
+    throw new FixturesError(
+      `${path}.${key}`,
+      `expected an ISO 8601 date-time with offset, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return new Date(time).toISOString();
+}

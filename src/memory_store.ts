@@ -1,0 +1,251 @@
+/**
+ * The in-memory store: the embedded default, and the mock server's state.
+ *
+ * @module
+ */
+import {
+  type Fixtures,
+  type FixturesInput,
+  parseFixtures,
+  type ToolFixture,
+} from "./fixtures.ts";
+import type {
+  CallSummary,
+  Flow,
+  Grant,
+  Store,
+  TranscriptChunk,
+} from "./store.ts";
+import { hashToken } from "./token_hash.ts";
+
+interface StoredCall {
+  projectId: string;
+  createdAt: string;
+  /** Each message as JSON text. */
+  messages: string[];
+}
+
+interface StoredIntegration {
+  projectId: string;
+  kind: "mcp" | "http";
+  name: string;
+}
+
+/** What an integration holds besides itself; both empty once it is deleted. */
+export interface IntegrationTools {
+  /** The HTTP tools of an HTTP integration. */
+  tools: ToolFixture[];
+  /** The tool cache of an MCP integration. */
+  cachedTools: Record<string, unknown>[];
+}
+
+/**
+ * A {@linkcode Store} held in memory, seeded from fixtures. Tools and the MCP
+ * tool cache live in their own tables, keyed to their integration, so that a
+ * delete really cascades.
+ *
+ * @example Serving the API from memory
+ * ```ts
+ * import { createHandler, MemoryStore } from "../mod.ts";
+ *
+ * const store = new MemoryStore();
+ * await store.seed({
+ *   projects: [{ project_id: "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11", name: "Acme" }],
+ *   tokens: [{
+ *     token: "secret",
+ *     project_id: "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11",
+ *     role: "owner",
+ *   }],
+ * });
+ * const handler = createHandler({ store });
+ * ```
+ */
+export class MemoryStore implements Store {
+  #projects = new Map<string, string>();
+  #grants = new Map<string, Grant>();
+  #calls = new Map<string, StoredCall>();
+  #integrations = new Map<string, StoredIntegration>();
+  #httpTools = new Map<string, ToolFixture & { integrationId: string }>();
+  #mcpToolCache = new Map<string, string[]>();
+  #flows = new Map<string, Flow>();
+
+  /**
+   * Adds or replaces the records of a fixtures document (checked whole first:
+   * a bad document changes nothing). Entries may refer to projects the store
+   * already holds.
+   *
+   * @param input Fixtures, any list left out.
+   * @throws {FixturesError} naming the first offending path.
+   */
+  async seed(input: FixturesInput | Fixtures): Promise<void> {
+    const fixtures = parseFixtures(input, {
+      knownProjectIds: this.#projects.keys(),
+    });
+    const tokenHashes = await Promise.all(
+      fixtures.tokens.map(({ token }) => hashToken(token)),
+    );
+    for (const project of fixtures.projects) {
+      this.#projects.set(project.project_id, project.name);
+    }
+    fixtures.tokens.forEach((token, i) => {
+      this.#grants.set(tokenHashes[i]!, {
+        projectId: token.project_id,
+        role: token.role,
+      });
+    });
+    for (const call of fixtures.calls) {
+      this.#calls.set(call.call_id, {
+        projectId: call.project_id,
+        createdAt: call.created_at,
+        messages: call.messages.map((message) => JSON.stringify(message)),
+      });
+    }
+    for (const integration of fixtures.integrations) {
+      this.#removeIntegration(integration.integration_id);
+      this.#integrations.set(integration.integration_id, {
+        projectId: integration.project_id,
+        kind: integration.kind,
+        name: integration.name,
+      });
+      if (integration.kind === "http") {
+        for (const tool of integration.tools) {
+          this.#httpTools.set(tool.tool_id, {
+            ...tool,
+            integrationId: integration.integration_id,
+          });
+        }
+      } else {
+        this.#mcpToolCache.set(
+          integration.integration_id,
+          integration.cached_tools.map((tool) => JSON.stringify(tool)),
+        );
+      }
+    }
+    for (const flow of fixtures.flows) {
+      this.#flows.set(flow.flow_id, {
+        flowId: flow.flow_id,
+        projectId: flow.project_id,
+        name: flow.name,
+        trigger: flow.trigger,
+      });
+    }
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    for (
+      const table of [
+        this.#projects,
+        this.#grants,
+        this.#calls,
+        this.#integrations,
+        this.#httpTools,
+        this.#mcpToolCache,
+        this.#flows,
+      ]
+    ) table.clear();
+  }
+
+  /**
+   * Appends messages to an existing call's transcript.
+   *
+   * @param callId The call (any UUID form Pydantic accepts is not needed: canonical).
+   * @param messages JSON objects, appended in order.
+   * @throws {Error} when the call does not exist.
+   */
+  appendMessages(callId: string, messages: Record<string, unknown>[]): void {
+    const call = this.#calls.get(callId);
+    if (call === undefined) {
+      throw new Error(`Cannot append messages: call "${callId}" not found`);
+    }
+    for (const message of messages) call.messages.push(JSON.stringify(message));
+  }
+
+  /**
+   * What an integration holds: its HTTP tools and its MCP tool cache, looked
+   * up in their own tables (so both are empty after a delete).
+   */
+  integrationTools(integrationId: string): IntegrationTools {
+    const tools = [...this.#httpTools.values()]
+      .filter((tool) => tool.integrationId === integrationId)
+      .map(({ tool_id, name }) => ({ tool_id, name }));
+    const cachedTools = (this.#mcpToolCache.get(integrationId) ?? []).map(
+      (tool) => JSON.parse(tool) as Record<string, unknown>,
+    );
+    return { tools, cachedTools };
+  }
+
+  /** Whether the store holds an integration, whatever its project. */
+  hasIntegration(integrationId: string): boolean {
+    return this.#integrations.has(integrationId);
+  }
+
+  findGrant(tokenHash: string): Promise<Grant | undefined> {
+    return Promise.resolve(this.#grants.get(tokenHash));
+  }
+
+  callMessages(
+    projectId: string,
+    callId: string,
+  ): Promise<string[] | undefined> {
+    const call = this.#call(projectId, callId);
+    return Promise.resolve(call && [...call.messages]);
+  }
+
+  async *transcripts(
+    projectId: string,
+    callIds: readonly string[],
+  ): AsyncIterable<TranscriptChunk> {
+    for (const callId of callIds) {
+      const call = this.#call(projectId, callId);
+      if (call !== undefined && call.messages.length > 0) {
+        yield { callId, messages: [...call.messages] };
+      }
+    }
+  }
+
+  deleteIntegration(
+    projectId: string,
+    integrationId: string,
+  ): Promise<boolean> {
+    const integration = this.#integrations.get(integrationId);
+    if (integration?.projectId !== projectId) return Promise.resolve(false);
+    this.#removeIntegration(integrationId);
+    return Promise.resolve(true);
+  }
+
+  findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
+    const flow = this.#flows.get(flowId);
+    return Promise.resolve(flow?.projectId === projectId ? flow : undefined);
+  }
+
+  recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
+    const calls: CallSummary[] = [];
+    for (const [callId, call] of this.#calls) {
+      if (call.projectId === projectId) {
+        calls.push({
+          callId,
+          createdAt: call.createdAt,
+          messageCount: call.messages.length,
+        });
+      }
+    }
+    calls.sort((a, b) =>
+      b.createdAt.localeCompare(a.createdAt) || a.callId.localeCompare(b.callId)
+    );
+    return Promise.resolve(calls.slice(0, limit));
+  }
+
+  #call(projectId: string, callId: string): StoredCall | undefined {
+    const call = this.#calls.get(callId);
+    return call?.projectId === projectId ? call : undefined;
+  }
+
+  #removeIntegration(integrationId: string): void {
+    this.#integrations.delete(integrationId);
+    this.#mcpToolCache.delete(integrationId);
+    for (const [toolId, tool] of this.#httpTools) {
+      if (tool.integrationId === integrationId) this.#httpTools.delete(toolId);
+    }
+  }
+}
