@@ -1,0 +1,60 @@
+/**
+ * The Call, Integration and Workflow API as one standards-based handler,
+ * `(request: Request) => Promise<Response>`, over a pluggable store.
+ *
+ * @example Serving the demo data with Deno
+ * ```ts ignore
+ * import { createHandler, demoFixtures, MemoryStore } from "@callflow/api";
+ *
+ * const store = new MemoryStore();
+ * await store.seed(demoFixtures);
+ * Deno.serve({ port: 8787 }, createHandler({ store }));
+ * ```
+ *
+ * @module
+ */
+export {
+  createHandler,
+  type ErrorLogger,
+  type Handler,
+  type HandlerOptions,
+} from "./src/handler.ts";
+export { type IntegrationTools, MemoryStore } from "./src/memory_store.ts";
+export {
+  type CallSummary,
+  type Flow,
+  type Grant,
+  type Role,
+  ROLES,
+  type Store,
+  type TranscriptChunk,
+  type Trigger,
+} from "./src/store.ts";
+export {
+  type CallFixture,
+  type Fixtures,
+  FixturesError,
+  type FixturesInput,
+  type FlowFixture,
+  type HttpIntegrationFixture,
+  type IntegrationFixture,
+  type McpIntegrationFixture,
+  parseFixtures,
+  type ParseFixturesOptions,
+  type ProjectFixture,
+  type TokenFixture,
+  type ToolFixture,
+} from "./src/fixtures.ts";
+export { demoFixtures } from "./src/demo_fixtures.ts";
+export {
+  type ErrorResponseBody,
+  HttpError,
+  type HttpErrorOptions,
+} from "./src/http_error.ts";
+export {
+  type HttpValidationErrorBody,
+  RequestValidationError,
+  type ValidationIssue,
+} from "./src/request_validation_error.ts";
+export { hashToken } from "./src/token_hash.ts";
+export { openApiDocument } from "./src/openapi.ts";

@@ -1,0 +1,128 @@
+/**
+ * Bearer authentication (RFC 6750) and role-based permissions.
+ *
+ * @module
+ */
+import { HttpError } from "./http_error.ts";
+import type { Grant, Role, Store } from "./store.ts";
+import { hashToken } from "./token_hash.ts";
+
+/** Something a request may ask to do. */
+export type Permission =
+  | "transcripts:read"
+  | "workflows:test"
+  | "integrations:delete";
+
+/** Which roles hold which permission. */
+const PERMISSIONS: Record<Role, ReadonlySet<Permission>> = {
+  owner: new Set([
+    "transcripts:read",
+    "workflows:test",
+    "integrations:delete",
+  ]),
+  admin: new Set([
+    "transcripts:read",
+    "workflows:test",
+    "integrations:delete",
+  ]),
+  member: new Set(["transcripts:read", "workflows:test"]),
+  viewer: new Set(["transcripts:read"]),
+  billing: new Set(),
+};
+
+/** RFC 7235 token68, the form RFC 6750 gives bearer tokens. */
+const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
+
+/**
+ * Resolves the request's bearer token to its grant.
+ *
+ * @param request The request, with `Authorization: Bearer <token>`.
+ * @param store Where grants are looked up, by the token's SHA-256 digest.
+ * @returns The token's project and role.
+ * @throws {HttpError} 401 `UNAUTHORIZED` with a `WWW-Authenticate` challenge
+ * when the header is missing or malformed or the token is unknown.
+ *
+ * @example
+ * ```ts
+ * import { authenticate } from "./auth.ts";
+ * import { MemoryStore } from "./memory_store.ts";
+ *
+ * const request = new Request("http://x/", { headers: { authorization: "Bearer nope" } });
+ * await authenticate(request, new MemoryStore()).catch((e) => e.status); // 401
+ * ```
+ */
+export async function authenticate(
+  request: Request,
+  store: Store,
+): Promise<Grant> {
+  const header = request.headers.get("authorization");
+  if (header === null) {
+    throw unauthorized("Missing bearer token", 'Bearer realm="api"');
+  }
+  const token = BEARER.exec(header)?.[1];
+  if (token === undefined) {
+    throw unauthorized(
+      "Malformed Authorization header: expected 'Bearer <token>'",
+      'Bearer realm="api", error="invalid_request"',
+    );
+  }
+  const grant = await store.findGrant(await hashToken(token));
+  if (grant === undefined) {
+    throw unauthorized(
+      "Invalid bearer token",
+      'Bearer realm="api", error="invalid_token"',
+    );
+  }
+  return grant;
+}
+
+/**
+ * Whether a role holds a permission.
+ *
+ * @example
+ * ```ts
+ * import { allows } from "./auth.ts";
+ *
+ * allows("viewer", "transcripts:read"); // true
+ * allows("member", "integrations:delete"); // false
+ * ```
+ */
+export function allows(role: Role, permission: Permission): boolean {
+  return PERMISSIONS[role].has(permission);
+}
+
+/**
+ * Refuses a grant that lacks a permission: 403 `UNAUTHORIZED_ROLE`, except for
+ * deleting integrations, which the spec answers with 403
+ * `INTERNAL_SERVER_ERROR` and a message naming the missing permission.
+ *
+ * @throws {HttpError} 403 when the role lacks the permission.
+ *
+ * @example
+ * ```ts
+ * import { authorize } from "./auth.ts";
+ *
+ * authorize({ projectId: "p", role: "owner" }, "integrations:delete"); // passes
+ * ```
+ */
+export function authorize(grant: Grant, permission: Permission): void {
+  if (allows(grant.role, permission)) return;
+  if (permission === "integrations:delete") {
+    throw new HttpError(
+      403,
+      "INTERNAL_SERVER_ERROR",
+      `Missing required permissions to delete integrations: ${permission}`,
+    );
+  }
+  throw new HttpError(
+    403,
+    "UNAUTHORIZED_ROLE",
+    `Role '${grant.role}' is not allowed to perform this operation`,
+  );
+}
+
+function unauthorized(message: string, challenge: string): HttpError {
+  return new HttpError(401, "UNAUTHORIZED", message, {
+    headers: { "www-authenticate": challenge },
+  });
+}

@@ -1,0 +1,256 @@
+/**
+ * The OpenAPI 3.1 description of the API, served at `GET /openapi.json`.
+ *
+ * @module
+ */
+
+const errorResponse = (description: string) => ({
+  description,
+  content: {
+    "application/json": {
+      schema: { $ref: "#/components/schemas/ErrorResponseSchema" },
+    },
+  },
+});
+
+const validationErrorResponse = {
+  description: "Validation Error",
+  content: {
+    "application/json": {
+      schema: { $ref: "#/components/schemas/HTTPValidationError" },
+    },
+  },
+};
+
+const uuidPathParam = (name: string) => ({
+  name,
+  in: "path",
+  required: true,
+  schema: { type: "string", format: "uuid", title: name },
+});
+
+const commonErrors = {
+  "401": errorResponse(
+    "Missing, malformed or unknown bearer token (`UNAUTHORIZED`)",
+  ),
+  "422": validationErrorResponse,
+  "500": errorResponse("Unexpected failure (`INTERNAL_SERVER_ERROR`)"),
+};
+
+/**
+ * The OpenAPI document. Its schemas are the spec's; the tests check every
+ * response the handler gives against them.
+ *
+ * @example
+ * ```ts
+ * import { openApiDocument } from "./openapi.ts";
+ *
+ * openApiDocument.info.version; // "0.1.0"
+ * ```
+ */
+export const openApiDocument = {
+  openapi: "3.1.0",
+  info: {
+    title: "Call, Integration and Workflow API",
+    version: "0.1.0",
+    description:
+      "Bulk transcript export, integration deletion and workflow trigger tests.",
+  },
+  security: [{ HTTPBearer: [] }],
+  paths: {
+    "/v1/call/message/bulk": {
+      post: {
+        operationId: "bulkDownloadTranscripts",
+        summary: "Bulk download transcripts",
+        description:
+          "A ZIP with one `<call_id>.json` per requested call that has messages, each holding the call's message list. Calls without messages, unknown calls and other projects' calls are skipped; duplicate ids give one file.",
+        requestBody: {
+          required: true,
+          content: {
+            "application/json": {
+              schema: { $ref: "#/components/schemas/BulkTranscriptRequest" },
+            },
+          },
+        },
+        responses: {
+          "200": {
+            description: "The transcripts as one ZIP archive",
+            headers: {
+              "Content-Disposition": {
+                schema: {
+                  type: "string",
+                  const: 'attachment; filename="transcripts.zip"',
+                },
+              },
+            },
+            content: {
+              "application/zip": {
+                schema: { type: "string", contentMediaType: "application/zip" },
+              },
+            },
+          },
+          ...commonErrors,
+          "403": errorResponse("The role may not read transcripts"),
+          "404": errorResponse(
+            "None of the requested calls has a transcript (`NO_TRANSCRIPTS_FOUND`)",
+          ),
+          "413": errorResponse("Body over 1 MiB (`PAYLOAD_TOO_LARGE`)"),
+        },
+      },
+    },
+    "/v1/call/{call_id}/message": {
+      get: {
+        operationId: "listCallMessages",
+        summary: "List a call's messages",
+        parameters: [uuidPathParam("call_id")],
+        responses: {
+          "200": {
+            description: "The call's messages, in order",
+            content: {
+              "application/json": {
+                schema: {
+                  type: "array",
+                  items: { $ref: "#/components/schemas/CallMessage" },
+                },
+              },
+            },
+          },
+          ...commonErrors,
+          "403": errorResponse(
+            "The role may not read transcripts (`UNAUTHORIZED_ROLE`)",
+          ),
+          "404": errorResponse("No such call (`CALL_NOT_FOUND`)"),
+        },
+      },
+    },
+    "/v1/integration/{integration_id}": {
+      delete: {
+        operationId: "deleteIntegration",
+        summary: "Delete an integration",
+        description:
+          "Permanently deletes the integration with all its tools: an HTTP integration's HTTP tools in cascade, an MCP integration's tool cache cleared.",
+        parameters: [uuidPathParam("integration_id")],
+        responses: {
+          "204": { description: "Deleted" },
+          ...commonErrors,
+          "403": errorResponse(
+            "Missing required permissions to delete integrations (`INTERNAL_SERVER_ERROR`)",
+          ),
+          "404": errorResponse("No such integration (`INTEGRATION_NOT_FOUND`)"),
+        },
+      },
+    },
+    "/v1/workflow/{flow_id}/trigger/test": {
+      post: {
+        operationId: "testTrigger",
+        summary: "Test the trigger",
+        description:
+          "Runs the flow's trigger in test mode, without side effects, and returns the sample events it produces.",
+        parameters: [uuidPathParam("flow_id")],
+        responses: {
+          "200": {
+            description: "The sample events",
+            content: {
+              "application/json": {
+                schema: { $ref: "#/components/schemas/TriggerTestResponse" },
+              },
+            },
+          },
+          ...commonErrors,
+          "400": errorResponse(
+            "The trigger is EMPTY (`TRIGGER_NOT_CONFIGURED`)",
+          ),
+          "403": errorResponse(
+            "The role may not test triggers (`UNAUTHORIZED_ROLE`)",
+          ),
+          "404": errorResponse("No such flow (`FLOW_NOT_FOUND`)"),
+        },
+      },
+    },
+  },
+  components: {
+    securitySchemes: {
+      HTTPBearer: { type: "http", scheme: "bearer" },
+    },
+    schemas: {
+      BulkTranscriptRequest: {
+        type: "object",
+        title: "BulkTranscriptRequest",
+        required: ["call_ids"],
+        properties: {
+          call_ids: {
+            type: "array",
+            title: "Call Ids",
+            minItems: 1,
+            maxItems: 500,
+            items: { type: "string", format: "uuid" },
+          },
+        },
+      },
+      CallMessage: {
+        type: "object",
+        title: "CallMessage",
+        description: "One entry of a call's transcript, returned verbatim.",
+        additionalProperties: true,
+      },
+      TriggerTestResponse: {
+        type: "object",
+        title: "TriggerTestResponse",
+        required: ["events"],
+        properties: {
+          events: {
+            type: "array",
+            title: "Events",
+            items: { type: "object", additionalProperties: true },
+          },
+        },
+      },
+      ErrorResponseSchema: {
+        type: "object",
+        title: "ErrorResponseSchema",
+        required: ["error_code", "message"],
+        properties: {
+          status: {
+            type: "string",
+            const: "error",
+            default: "error",
+            title: "Status",
+          },
+          error_code: {
+            type: "string",
+            pattern: "^[A-Z][A-Z0-9_]*$",
+            title: "Error Code",
+          },
+          message: { type: "string", title: "Message" },
+        },
+      },
+      HTTPValidationError: {
+        type: "object",
+        title: "HTTPValidationError",
+        properties: {
+          detail: {
+            type: "array",
+            title: "Detail",
+            items: { $ref: "#/components/schemas/ValidationError" },
+          },
+        },
+      },
+      ValidationError: {
+        type: "object",
+        title: "ValidationError",
+        required: ["loc", "msg", "type"],
+        properties: {
+          loc: {
+            type: "array",
+            title: "Location",
+            items: { anyOf: [{ type: "string" }, { type: "integer" }] },
+          },
+          msg: { type: "string", title: "Message" },
+          type: { type: "string", title: "Error Type" },
+          input: { title: "Input" },
+          ctx: { type: "object", title: "Context" },
+        },
+      },
+    },
+  },
+} as const;

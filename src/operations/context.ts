@@ -1,0 +1,52 @@
+/**
+ * What every operation is handed.
+ *
+ * @module
+ */
+import type { Store } from "../store.ts";
+
+/** The request and the handler's services, as an operation sees them. */
+export interface OperationContext {
+  request: Request;
+  /** Path params, percent-decoded, not yet validated. */
+  params: Record<string, string>;
+  store: Store;
+  /** The clock. */
+  now: () => Date;
+  /** Logs a failure that happens after the response has started. */
+  reportError: (error: unknown) => void;
+}
+
+/** An operation: one endpoint's work. */
+export type Operation = (context: OperationContext) => Promise<Response>;
+
+/**
+ * A JSON response.
+ *
+ * @example
+ * ```ts
+ * import { json } from "./context.ts";
+ *
+ * json({ events: [] }).headers.get("content-type"); // "application/json"
+ * ```
+ */
+export function json(body: unknown, status = 200): Response {
+  return jsonText(JSON.stringify(body), status);
+}
+
+/**
+ * A response whose body is JSON text already serialised.
+ *
+ * @example
+ * ```ts
+ * import { jsonText } from "./context.ts";
+ *
+ * jsonText("[]").status; // 200
+ * ```
+ */
+export function jsonText(text: string, status = 200): Response {
+  return new Response(text, {
+    status,
+    headers: { "content-type": "application/json" },
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * `DELETE /v1/integration/{integration_id}`: permanent deletion.
+ *
+ * @module
+ */
+import { authenticate, authorize } from "../auth.ts";
+import { HttpError } from "../http_error.ts";
+import { parsePathUuid } from "../path_params.ts";
+import type { OperationContext } from "./context.ts";
+
+/**
+ * Deletes the integration with its HTTP tools and its MCP tool cache: 204, or
+ * 404 `INTEGRATION_NOT_FOUND`.
+ *
+ * @example
+ * ```ts
+ * import { deleteIntegration } from "./delete_integration.ts";
+ * import { MemoryStore } from "../memory_store.ts";
+ *
+ * await deleteIntegration({
+ *   request: new Request("http://x/v1/integration/abc", { method: "DELETE" }),
+ *   params: { integration_id: "abc" },
+ *   store: new MemoryStore(),
+ *   now: () => new Date(),
+ *   reportError: console.error,
+ * }).catch((error) => error.status); // 401: no token
+ * ```
+ */
+export async function deleteIntegration(
+  { request, params, store }: OperationContext,
+): Promise<Response> {
+  const grant = await authenticate(request, store);
+  const integrationId = parsePathUuid(
+    "integration_id",
+    params.integration_id!,
+  );
+  authorize(grant, "integrations:delete");
+
+  if (!await store.deleteIntegration(grant.projectId, integrationId)) {
+    throw new HttpError(
+      404,
+      "INTEGRATION_NOT_FOUND",
+      `Integration ${integrationId} not found`,
+    );
+  }
+  return new Response(null, { status: 204 });
+}

@@ -1,0 +1,42 @@
+/**
+ * `POST /v1/workflow/{flow_id}/trigger/test`: the trigger's sample events.
+ *
+ * @module
+ */
+import { authenticate, authorize } from "../auth.ts";
+import { HttpError } from "../http_error.ts";
+import { parsePathUuid } from "../path_params.ts";
+import { sampleEvents } from "../trigger_events.ts";
+import { json, type OperationContext } from "./context.ts";
+
+/**
+ * Runs the flow's trigger in test mode: 200 `{"events": [...]}`, 404
+ * `FLOW_NOT_FOUND`, or 400 `TRIGGER_NOT_CONFIGURED` for an `EMPTY` trigger.
+ *
+ * @example
+ * ```ts
+ * import { triggerTest } from "./trigger_test.ts";
+ * import { MemoryStore } from "../memory_store.ts";
+ *
+ * await triggerTest({
+ *   request: new Request("http://x/v1/workflow/abc/trigger/test", { method: "POST" }),
+ *   params: { flow_id: "abc" },
+ *   store: new MemoryStore(),
+ *   now: () => new Date(),
+ *   reportError: console.error,
+ * }).catch((error) => error.status); // 401: no token
+ * ```
+ */
+export async function triggerTest(
+  { request, params, store, now }: OperationContext,
+): Promise<Response> {
+  const grant = await authenticate(request, store);
+  const flowId = parsePathUuid("flow_id", params.flow_id!);
+  authorize(grant, "workflows:test");
+
+  const flow = await store.findFlow(grant.projectId, flowId);
+  if (flow === undefined) {
+    throw new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`);
+  }
+  return json({ events: await sampleEvents(flow, store, now()) });
+}

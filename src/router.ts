@@ -1,0 +1,105 @@
+/**
+ * Matching a request's method and path to a route: 404 `NOT_FOUND` for an
+ * unknown path, 405 `METHOD_NOT_ALLOWED` with `Allow` for a known path asked
+ * with another method.
+ *
+ * @module
+ */
+import { HttpError } from "./http_error.ts";
+
+/** A route: a method and a path pattern whose `{name}` segments are params. */
+export interface Route<T> {
+  method: string;
+  /** e.g. `/v1/integration/{integration_id}`. */
+  pattern: string;
+  /** What the route leads to. */
+  target: T;
+}
+
+/** A matched route with its (percent-decoded) path params. */
+export interface RouteMatch<T> {
+  target: T;
+  params: Record<string, string>;
+}
+
+/**
+ * A route table.
+ *
+ * @example
+ * ```ts
+ * import { Router } from "./router.ts";
+ *
+ * const router = new Router([
+ *   { method: "DELETE", pattern: "/v1/integration/{integration_id}", target: "delete" },
+ * ]);
+ * router.match("DELETE", "/v1/integration/42");
+ * // { target: "delete", params: { integration_id: "42" } }
+ * ```
+ */
+export class Router<T> {
+  #routes: { method: string; segments: string[]; target: T }[];
+
+  /** @param routes The routes, tried in order. */
+  constructor(routes: readonly Route<T>[]) {
+    this.#routes = routes.map(({ method, pattern, target }) => ({
+      method,
+      segments: pattern.split("/"),
+      target,
+    }));
+  }
+
+  /**
+   * Finds the route of a request.
+   *
+   * @param method The request method.
+   * @param pathname The URL's path, still percent-encoded.
+   * @returns The route's target and params.
+   * @throws {HttpError} 404 or 405.
+   */
+  match(method: string, pathname: string): RouteMatch<T> {
+    const segments = pathname.split("/");
+    const allowed: string[] = [];
+    for (const route of this.#routes) {
+      const params = matchSegments(route.segments, segments);
+      if (params === undefined) continue;
+      if (route.method === method) return { target: route.target, params };
+      allowed.push(route.method);
+    }
+    if (allowed.length === 0) {
+      throw new HttpError(404, "NOT_FOUND", `No route for ${pathname}`);
+    }
+    throw new HttpError(
+      405,
+      "METHOD_NOT_ALLOWED",
+      `Method ${method} is not allowed on ${pathname}`,
+      { headers: { allow: allowed.join(", ") } },
+    );
+  }
+}
+
+function matchSegments(
+  pattern: string[],
+  path: string[],
+): Record<string, string> | undefined {
+  if (pattern.length !== path.length) return undefined;
+  const params: Record<string, string> = {};
+  for (let i = 0; i < pattern.length; i += 1) {
+    const expected = pattern[i]!;
+    const actual = path[i]!;
+    if (expected.startsWith("{") && expected.endsWith("}")) {
+      if (actual === "") return undefined;
+      params[expected.slice(1, -1)] = decodeSegment(actual);
+    } else if (expected !== actual) {
+      return undefined;
+    }
+  }
+  return params;
+}
+
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}

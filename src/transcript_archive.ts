@@ -1,0 +1,103 @@
+/**
+ * The bulk export's ZIP, written with zip.js as it is sent: one
+ * `<call_id>.json` entry per call, deflated, each holding exactly the JSON
+ * array that `GET /v1/call/{call_id}/message` returns.
+ *
+ * @module
+ */
+import { ZipWriter } from "@zip.js/zip.js";
+import type { TranscriptChunk } from "./store.ts";
+
+/** Options of {@linkcode transcriptArchive}. */
+export interface TranscriptArchiveOptions {
+  /** The modification time written on every entry. */
+  lastModified: Date;
+  /** Told of a failure that aborted the archive midway. */
+  onError: (error: unknown) => void;
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * Streams the ZIP archive of a run of transcript chunks. Chunks are pulled
+ * only as fast as the archive is read, so memory stays bounded whatever the
+ * transcripts' size. When the chunks fail midway the stream errors (the
+ * response is aborted, never ended as a truncated archive that looks
+ * complete); when the reader cancels, the chunk iterator is closed.
+ *
+ * @param first The first chunk, already read (the caller peeks it to tell an
+ * empty export from a real one before sending anything).
+ * @param rest The chunks after `first`.
+ * @param options Entry timestamp and failure report.
+ * @returns The archive's bytes.
+ *
+ * @example
+ * ```ts
+ * import { transcriptArchive } from "./transcript_archive.ts";
+ *
+ * async function* none() {}
+ * const zip = transcriptArchive(
+ *   { callId: "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21", messages: ['{"text":"hi"}'] },
+ *   none(),
+ *   { lastModified: new Date(), onError: console.error },
+ * );
+ * const bytes = new Uint8Array(await new Response(zip).arrayBuffer());
+ * ```
+ */
+export function transcriptArchive(
+  first: TranscriptChunk,
+  rest: AsyncIterator<TranscriptChunk>,
+  options: TranscriptArchiveOptions,
+): ReadableStream<Uint8Array> {
+  let fail!: (error: unknown) => void;
+  const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>({
+    start(controller) {
+      fail = (error) => controller.error(error);
+    },
+  });
+  writeArchive(writable, first, rest, options).catch((error: unknown) => {
+    fail(error);
+    options.onError(error);
+    rest.return?.().catch(() => {});
+  });
+  return readable;
+}
+
+async function writeArchive(
+  writable: WritableStream<Uint8Array>,
+  first: TranscriptChunk,
+  rest: AsyncIterator<TranscriptChunk>,
+  { lastModified }: TranscriptArchiveOptions,
+): Promise<void> {
+  const zip = new ZipWriter(writable, {
+    useWebWorkers: false,
+    lastModDate: lastModified,
+  });
+  let next: TranscriptChunk | undefined = first;
+  async function* entryText(callId: string): AsyncGenerator<string> {
+    let separator = "[";
+    while (next?.callId === callId) {
+      yield separator + next.messages.join(",");
+      separator = ",";
+      const result = await rest.next();
+      next = result.done ? undefined : result.value;
+    }
+    yield "]";
+  }
+  while (next !== undefined) {
+    const callId = next.callId;
+    await zip.add(`${callId}.json`, byteStream(entryText(callId)));
+  }
+  await zip.close();
+}
+
+/** A UTF-8 byte stream pulled from an iterator of texts. */
+function byteStream(texts: AsyncIterator<string>): ReadableStream<Uint8Array> {
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const result = await texts.next();
+      if (result.done) controller.close();
+      else controller.enqueue(encoder.encode(result.value));
+    },
+  });
+}

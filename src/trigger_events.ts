@@ -1,0 +1,92 @@
+/**
+ * A workflow trigger run in test mode: the sample events it would produce,
+ * read from the store without side effects.
+ *
+ * @module
+ */
+import { HttpError } from "./http_error.ts";
+import { nextFireTimes } from "./schedule.ts";
+import type { Flow, Store } from "./store.ts";
+
+/** A sample event: any JSON object. */
+export type TriggerEvent = Record<string, unknown>;
+
+/** How many events a `call_ended` or `schedule` trigger test returns. */
+export const SAMPLE_EVENT_COUNT = 3;
+
+/** The call id of the example event given when a project has no calls. */
+export const EXAMPLE_CALL_ID = "00000000-0000-0000-0000-000000000000";
+
+/**
+ * The sample events of a flow's trigger.
+ *
+ * - `webhook`: its `sample_payload`, as the one event.
+ * - `call_ended`: the project's latest calls, newest first, at most 3, as
+ *   `call.ended` events; one example event (`"example": true`) when there
+ *   are none.
+ * - `schedule`: the next 3 fire times after `now` as `schedule.fired` events.
+ *
+ * @param flow The flow whose trigger runs.
+ * @param store Where `call_ended` finds calls.
+ * @param now The current time.
+ * @returns The events, for `{"events": [...]}`.
+ * @throws {HttpError} 400 `TRIGGER_NOT_CONFIGURED` for an `EMPTY` trigger.
+ *
+ * @example
+ * ```ts
+ * import { sampleEvents } from "./trigger_events.ts";
+ * import { MemoryStore } from "./memory_store.ts";
+ *
+ * const events = await sampleEvents(
+ *   { flowId: "f", projectId: "p", name: "Nightly", trigger: { type: "schedule", cron: "0 2 * * *", timezone: "UTC" } },
+ *   new MemoryStore(),
+ *   new Date("2026-01-01T12:00:00Z"),
+ * );
+ * // [{ event: "schedule.fired", scheduled_for: "2026-01-02T02:00:00.000Z" }, ...]
+ * ```
+ */
+export async function sampleEvents(
+  flow: Flow,
+  store: Store,
+  now: Date,
+): Promise<TriggerEvent[]> {
+  const trigger = flow.trigger;
+  switch (trigger.type) {
+    case "EMPTY":
+      throw new HttpError(
+        400,
+        "TRIGGER_NOT_CONFIGURED",
+        `Flow ${flow.flowId} has no trigger configured`,
+      );
+    case "webhook":
+      return [trigger.sample_payload];
+    case "call_ended": {
+      const calls = await store.recentCalls(flow.projectId, SAMPLE_EVENT_COUNT);
+      if (calls.length === 0) {
+        return [{
+          event: "call.ended",
+          call_id: EXAMPLE_CALL_ID,
+          created_at: now.toISOString(),
+          message_count: 0,
+          example: true,
+        }];
+      }
+      return calls.map((call) => ({
+        event: "call.ended",
+        call_id: call.callId,
+        created_at: call.createdAt,
+        message_count: call.messageCount,
+      }));
+    }
+    case "schedule":
+      return nextFireTimes(
+        trigger.cron,
+        trigger.timezone,
+        SAMPLE_EVENT_COUNT,
+        now,
+      ).map((time) => ({
+        event: "schedule.fired",
+        scheduled_for: time.toISOString(),
+      }));
+  }
+}
