@@ -1,0 +1,37 @@
+/**
+ * Serving the handler with `Deno.serve` (Deno, Deno Deploy).
+ *
+ * @module
+ */
+import type { Handler } from "../handler.ts";
+import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
+
+/**
+ * Serves the handler with `Deno.serve`; resolves once it listens.
+ *
+ * @example
+ * ```ts ignore
+ * import { serveDeno } from "./deno.ts";
+ *
+ * const server = await serveDeno(handler, { port: 0, hostname: "127.0.0.1" });
+ * await server.close();
+ * ```
+ */
+export function serveDeno(
+  handler: Handler,
+  { port, hostname }: ServeOptions,
+): Promise<RunningServer> {
+  return new Promise((resolve) => {
+    const server = Deno.serve({
+      port,
+      hostname,
+      onListen: (address) => {
+        resolve({
+          url: serverUrl(address.hostname, address.port),
+          port: address.port,
+          close: () => server.shutdown(),
+        });
+      },
+    }, handler);
+  });
+}

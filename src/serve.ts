@@ -1,0 +1,64 @@
+/**
+ * Serving the handler on whichever runtime runs this: `Deno.serve` under
+ * Deno, `Bun.serve` under Bun, @hono/node-server under Node. Each adapter is
+ * loaded only on its own runtime.
+ *
+ * @module
+ */
+import type { RunningServer, ServeOptions } from "./adapter/server.ts";
+import type { Handler } from "./handler.ts";
+
+export type { RunningServer, ServeOptions } from "./adapter/server.ts";
+
+/** The runtime this code runs on. */
+export type RuntimeName = "deno" | "bun" | "node";
+
+/**
+ * Which runtime runs this code.
+ *
+ * @example
+ * ```ts
+ * import { runtimeName } from "./serve.ts";
+ *
+ * console.log(runtimeName()); // "deno", "bun" or "node"
+ * ```
+ */
+export function runtimeName(): RuntimeName {
+  if ("Deno" in globalThis) return "deno";
+  if ("Bun" in globalThis) return "bun";
+  return "node";
+}
+
+/**
+ * Serves a handler on the current runtime; resolves once it listens.
+ *
+ * @param handler The Fetch handler.
+ * @param options Port (`0` for any free one) and interface.
+ * @returns The running server, with its URL and `close()`.
+ *
+ * @example
+ * ```ts ignore
+ * import { createHandler, MemoryStore } from "../mod.ts";
+ * import { serve } from "./serve.ts";
+ *
+ * const server = await serve(createHandler({ store: new MemoryStore() }), {
+ *   port: 0,
+ *   hostname: "127.0.0.1",
+ * });
+ * console.log(server.url);
+ * await server.close();
+ * ```
+ */
+export async function serve(
+  handler: Handler,
+  options: ServeOptions,
+): Promise<RunningServer> {
+  switch (runtimeName()) {
+    case "deno":
+      return (await import("./adapter/deno.ts")).serveDeno(handler, options);
+    case "bun":
+      return (await import("./adapter/bun.ts")).serveBun(handler, options);
+    case "node":
+      return (await import("./adapter/node.ts")).serveNode(handler, options);
+  }
+}
