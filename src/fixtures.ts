@@ -277,8 +277,10 @@ function trigger(input: unknown, path: string): Trigger {
     case "schedule": {
       const cron = text(entry, "cron", path);
       const timezone = text(entry, "timezone", path);
-      const problem = scheduleProblem(cron, timezone);
-      if (problem !== undefined) throw new FixturesError(path, problem);
+      const invalid = scheduleProblem(cron, timezone);
+      if (invalid !== undefined) {
+        throw new FixturesError(`${path}.${invalid.field}`, invalid.problem);
+      }
       return { type: "schedule", cron, timezone };
     }
     default:
@@ -370,14 +372,12 @@ function role(entry: JsonObject, path: string): Role {
 }
 
 const ISO_8601 =
-  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
 
 function timestamp(entry: JsonObject, key: string, path: string): string {
   const value = entry[key];
-  const time = typeof value === "string" && ISO_8601.test(value)
-    ? Date.parse(value)
-    : NaN;
-  if (Number.isNaN(time)) {
+  const match = typeof value === "string" ? ISO_8601.exec(value) : null;
+  if (match === null || !isCalendarDate(match)) {
     throw new FixturesError(
       `${path}.${key}`,
       `expected an ISO 8601 date-time with offset, got ${
@@ -385,5 +385,16 @@ function timestamp(entry: JsonObject, key: string, path: string): string {
       }`,
     );
   }
-  return new Date(time).toISOString();
+  return new Date(Date.parse(value as string)).toISOString();
+}
+
+/** Whether year, month and day name a real day (no February 30th). */
+function isCalendarDate(match: RegExpExecArray): boolean {
+  const [year, month, day] = [match[1], match[2], match[3]].map(Number) as [
+    number,
+    number,
+    number,
+  ];
+  const date = new Date(Date.UTC(year, month - 1, day));
+  return date.getUTCMonth() === month - 1 && date.getUTCDate() === day;
 }

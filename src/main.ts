@@ -32,9 +32,25 @@ async function openStore(env: NodeJS.ProcessEnv): Promise<ServerStore> {
   });
 }
 
+/** `PORT` as a port number, or a clear refusal. */
+function portSetting(value: string | undefined): number {
+  if (value === undefined) return 8787;
+  const port = Number(value);
+  if (
+    value.trim() === "" || !Number.isInteger(port) || port < 0 || port > 65535
+  ) {
+    throw new Error(
+      `Cannot start: PORT must be an integer from 0 to 65535, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return port;
+}
+
 async function main(): Promise<void> {
   const env = process.env;
-  const port = Number(env.PORT ?? 8787);
+  const port = portSetting(env.PORT);
   const hostname = env.HOST ?? "127.0.0.1";
   const fixtures = env.FIXTURES
     ? await readFixturesFile(env.FIXTURES)
@@ -42,7 +58,12 @@ async function main(): Promise<void> {
 
   const store = await openStore(env);
   await store.seed(fixtures);
-  const server = await serve(createHandler({ store }), { port, hostname });
+  const server = await serve(createHandler({ store }), { port, hostname })
+    .catch((error: unknown) => {
+      throw new Error(
+        `Cannot listen on ${hostname}:${port}: ${(error as Error).message}`,
+      );
+    });
 
   console.log(
     `API listening on ${server.url} (${runtimeName()}, ${

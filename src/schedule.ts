@@ -5,32 +5,47 @@
  */
 import { Cron } from "croner";
 
+/** What is wrong with a schedule, and in which field. */
+export interface ScheduleProblem {
+  field: "cron" | "timezone";
+  problem: string;
+}
+
 /**
- * Checks a cron expression and an IANA time zone.
+ * Checks a cron expression and an IANA time zone: both must parse, and the
+ * schedule must fire at least once (`0 9 31 2 *` never does).
  *
- * @returns `undefined` when both are valid, else why not.
+ * @returns `undefined` when the schedule is valid, else what is wrong.
  *
  * @example
  * ```ts
  * import { scheduleProblem } from "./schedule.ts";
  *
  * scheduleProblem("0 9 * * 1-5", "Europe/Paris"); // undefined
- * scheduleProblem("0 9 * *", "Europe/Paris"); // "invalid cron expression: ..."
+ * scheduleProblem("0 9 * *", "Europe/Paris");
+ * // { field: "cron", problem: "invalid cron expression ..." }
  * ```
  */
 export function scheduleProblem(
   cron: string,
   timezone: string,
-): string | undefined {
+): ScheduleProblem | undefined {
   try {
     new Intl.DateTimeFormat("en-US", { timeZone: timezone });
   } catch {
-    return `unknown time zone "${timezone}"`;
+    return { field: "timezone", problem: `unknown time zone "${timezone}"` };
   }
+  let job: Cron;
   try {
-    new Cron(cron, { timezone, paused: true });
+    job = new Cron(cron, { timezone, paused: true });
   } catch (error) {
-    return `invalid cron expression "${cron}": ${(error as Error).message}`;
+    return {
+      field: "cron",
+      problem: `invalid cron expression "${cron}": ${(error as Error).message}`,
+    };
+  }
+  if (job.nextRun() === null) {
+    return { field: "cron", problem: `cron expression "${cron}" never fires` };
   }
   return undefined;
 }

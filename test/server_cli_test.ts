@@ -350,12 +350,26 @@ describe("the API server (src/main.ts)", () => {
         assert.notEqual(exit.code, 0, server.output);
         assert.notEqual(exit.code, null, server.output);
         assert.match(server.stderr, /in use/i);
+        assert.match(
+          server.stderr,
+          new RegExp(`Cannot listen on 127\\.0\\.0\\.1:${port}`),
+        );
         assert.doesNotMatch(server.stdout, /listening/i);
       });
     } finally {
       await new Promise((resolve) => blocker.close(resolve));
     }
   });
+
+  for (const port of ["", "abc", "70000", "80.5"]) {
+    it(`refuses PORT=${JSON.stringify(port)} with a message naming PORT`, async () => {
+      await withServer(serverEnv({ PORT: port }), async (server) => {
+        const exit = await server.exit();
+        assert.equal(exit.code, 1, server.output);
+        assert.match(server.stderr, /PORT must be an integer from 0 to 65535/);
+      });
+    });
+  }
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`stops on ${signal} with exit code 0 and logs the shutdown`, async () => {

@@ -205,17 +205,27 @@ describe("scheduleProblem", () => {
 
   it("names an invalid cron expression", () => {
     for (const cron of ["0 9 * *", "61 * * * *", "* * * * * * * *", "nope"]) {
-      const problem = scheduleProblem(cron, "UTC");
-      assert.ok(problem?.startsWith(`invalid cron expression "${cron}"`));
+      const invalid = scheduleProblem(cron, "UTC");
+      assert.equal(invalid?.field, "cron");
+      assert.ok(
+        invalid.problem.startsWith(`invalid cron expression "${cron}"`),
+      );
     }
+  });
+
+  it("refuses a cron expression that never fires", () => {
+    assert.deepEqual(scheduleProblem("0 9 31 2 *", "UTC"), {
+      field: "cron",
+      problem: 'cron expression "0 9 31 2 *" never fires',
+    });
   });
 
   it("names an unknown time zone", () => {
     for (const timezone of ["Mars/Olympus", "", "Europe/Pariss"]) {
-      assert.equal(
-        scheduleProblem("0 9 * * *", timezone),
-        `unknown time zone "${timezone}"`,
-      );
+      assert.deepEqual(scheduleProblem("0 9 * * *", timezone), {
+        field: "timezone",
+        problem: `unknown time zone "${timezone}"`,
+      });
     }
   });
 });
