@@ -1,0 +1,78 @@
+/**
+ * Permissive CORS for the standalone mock server, so that a web app on any
+ * origin can call it, preflight included.
+ *
+ * @module
+ */
+import type { Handler } from "../src/handler.ts";
+
+const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+const EXPOSED_HEADERS =
+  "Content-Disposition, X-Request-Id, WWW-Authenticate, Allow";
+
+/**
+ * Wraps a handler with permissive CORS. A preflight (`OPTIONS` with
+ * `Access-Control-Request-Method`) is answered 204 at once, allowing the
+ * origin, method and headers asked for; every other response allows the
+ * caller's origin with credentials and exposes `Content-Disposition`,
+ * `X-Request-Id`, `WWW-Authenticate` and `Allow`.
+ *
+ * @param handler The handler to wrap.
+ * @returns The wrapped handler.
+ *
+ * @example
+ * ```ts
+ * import { withCors } from "./cors.ts";
+ *
+ * const handler = withCors(() => Promise.resolve(new Response("ok")));
+ * const response = await handler(
+ *   new Request("http://127.0.0.1:4010/", {
+ *     headers: { origin: "http://localhost:5173" },
+ *   }),
+ * );
+ * console.log(response.headers.get("access-control-allow-origin"));
+ * // "http://localhost:5173"
+ * ```
+ */
+export function withCors(handler: Handler): Handler {
+  return async (request) => {
+    const origin = request.headers.get("origin");
+    const preflightMethod = request.headers.get(
+      "access-control-request-method",
+    );
+    if (request.method === "OPTIONS" && preflightMethod !== null) {
+      const headers = corsHeaders(origin);
+      headers.set("access-control-allow-methods", ALLOWED_METHODS);
+      const requested = request.headers.get("access-control-request-headers");
+      if (requested !== null) {
+        headers.set("access-control-allow-headers", requested);
+      }
+      headers.set("access-control-max-age", "86400");
+      headers.append(
+        "vary",
+        "Access-Control-Request-Method, Access-Control-Request-Headers",
+      );
+      return new Response(null, { status: 204, headers });
+    }
+    const response = await handler(request);
+    const headers = new Headers(response.headers);
+    for (const [name, value] of corsHeaders(origin)) headers.set(name, value);
+    headers.set("access-control-expose-headers", EXPOSED_HEADERS);
+    return new Response(response.body, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  };
+}
+
+function corsHeaders(origin: string | null): Headers {
+  const headers = new Headers({ vary: "Origin" });
+  if (origin === null) {
+    headers.set("access-control-allow-origin", "*");
+  } else {
+    headers.set("access-control-allow-origin", origin);
+    headers.set("access-control-allow-credentials", "true");
+  }
+  return headers;
+}

@@ -1,0 +1,73 @@
+/**
+ * `createMockApi`: the real API handler over an in-memory store, as MSW
+ * request handlers, with the helpers a test needs to shape its data.
+ *
+ * @module
+ */
+import {
+  createMockState,
+  extendMockState,
+  type MockState,
+  type MockStateOptions,
+} from "./mock_state.ts";
+import { createMswHandlers, type MswHandler } from "./msw_handlers.ts";
+
+/** Options of {@linkcode createMockApi}. */
+export interface MockApiOptions extends MockStateOptions {
+  /**
+   * Where the API is mocked, e.g. `https://api.example.com`: every request
+   * under it goes to the mock. A path in it (`https://example.com/api`) is
+   * the API's root. In a browser a path alone (`/api`) is relative to the page.
+   */
+  baseUrl: string;
+}
+
+/** A mocked API: its MSW handlers, its state and the helpers to change it. */
+export interface MockApi extends MockState {
+  /** The MSW handlers: `setupServer(...api.handlers)`. */
+  readonly handlers: MswHandler[];
+  /** The base URL the handlers answer under, without a trailing slash. */
+  readonly baseUrl: string;
+}
+
+/**
+ * Mocks the API with MSW, backed by the real handler over an in-memory store
+ * seeded with `fixtures`. It behaves like the service: a deleted integration
+ * stays deleted until `reset()`, a bulk download returns a real ZIP, and
+ * validation errors are the real ones.
+ *
+ * `createMockApi` checks the fixtures at once (throwing `FixturesError` on bad
+ * ones); the handlers wait for the store to be seeded, and for every helper
+ * call made before the request, so the result can be used straight away.
+ *
+ * @param options The base URL, the fixtures, and optionally a clock.
+ * @returns The handlers, the store, `reset()` and the helpers.
+ * @throws {FixturesError} when the fixtures break the format.
+ *
+ * @example With MSW's setupServer under Node, Deno or Bun
+ * ```ts ignore
+ * import { setupServer } from "msw/node";
+ * import { createMockApi } from "@callflow/api/mock";
+ *
+ * const api = createMockApi({ baseUrl: "https://api.example.com" });
+ * const server = setupServer(...api.handlers);
+ * server.listen();
+ *
+ * const { token } = await api.addToken({ role: "owner" });
+ * const { call_id } = await api.addCall({ messages: [{ text: "Hello" }] });
+ * const response = await fetch(
+ *   `https://api.example.com/v1/call/${call_id}/message`,
+ *   { headers: { authorization: `Bearer ${token}` } },
+ * );
+ * console.log(await response.json()); // [{ text: "Hello" }]
+ *
+ * await api.reset();
+ * server.close();
+ * ```
+ */
+export function createMockApi(options: MockApiOptions): MockApi {
+  const state = createMockState(options);
+  const baseUrl = options.baseUrl.replace(/\/+$/, "");
+  const handlers = createMswHandlers(baseUrl, state.handler);
+  return extendMockState(state, { handlers, baseUrl });
+}

@@ -1,0 +1,326 @@
+/**
+ * The mock's data: the real handler over a {@linkcode MemoryStore} seeded from
+ * fixtures, with a way back to those fixtures and typed helpers that add
+ * records from a test. Shared by the MSW handlers and the standalone server.
+ *
+ * @module
+ */
+import {
+  type CallFixture,
+  type Fixtures,
+  type FixturesInput,
+  type FlowFixture,
+  type IntegrationFixture,
+  parseFixtures,
+  type ProjectFixture,
+  type TokenFixture,
+} from "../src/fixtures.ts";
+import {
+  createHandler,
+  type ErrorLogger,
+  type Handler,
+} from "../src/handler.ts";
+import { MemoryStore } from "../src/memory_store.ts";
+import type { Role, Trigger } from "../src/store.ts";
+import { parseUuid } from "../src/uuid.ts";
+
+/** The project the mock adds when its fixtures hold none. */
+export const DEFAULT_PROJECT: ProjectFixture = {
+  project_id: "00000000-0000-4000-8000-000000000001",
+  name: "Mock project",
+};
+
+/** Options of {@linkcode createMockState}. */
+export interface MockStateOptions {
+  /**
+   * The state to start from and to go back to on `reset()`, in the public
+   * fixtures format. Default: one empty project ({@linkcode DEFAULT_PROJECT}).
+   */
+  fixtures?: FixturesInput;
+  /** The handler's clock, for schedule triggers. Default: now. */
+  now?: () => Date;
+  /** Where the handler reports unexpected failures. Default: console. */
+  logError?: ErrorLogger;
+}
+
+/** A project to add; the id is generated when left out. */
+export interface NewProject {
+  project_id?: string;
+  name?: string;
+}
+
+/** A token to add. Default: a random token with the owner role. */
+export interface NewToken {
+  token?: string;
+  /** Default: the mock's default project. */
+  project_id?: string;
+  role?: Role;
+}
+
+/** A call to add; the id is generated and `created_at` is now by default. */
+export interface NewCall {
+  call_id?: string;
+  /** Default: the mock's default project. */
+  project_id?: string;
+  /** ISO 8601 with an offset. */
+  created_at?: string;
+  messages?: Record<string, unknown>[];
+}
+
+/** An MCP integration to add, with its tool cache. */
+export interface NewMcpIntegration {
+  kind: "mcp";
+  integration_id?: string;
+  /** Default: the mock's default project. */
+  project_id?: string;
+  name?: string;
+  cached_tools?: Record<string, unknown>[];
+}
+
+/** An HTTP integration to add, with its HTTP tools. */
+export interface NewHttpIntegration {
+  kind: "http";
+  integration_id?: string;
+  /** Default: the mock's default project. */
+  project_id?: string;
+  name?: string;
+  tools?: { tool_id?: string; name: string }[];
+}
+
+/** An integration of either kind to add. */
+export type NewIntegration = NewMcpIntegration | NewHttpIntegration;
+
+/** A workflow to add. */
+export interface NewFlow {
+  flow_id?: string;
+  /** Default: the mock's default project. */
+  project_id?: string;
+  name?: string;
+  trigger: Trigger;
+}
+
+/** The mock's data and the helpers that change it. */
+export interface MockState {
+  /** The store the handler runs on (inspect it in assertions). */
+  readonly store: MemoryStore;
+  /** The real API handler; waits for pending changes before it answers. */
+  readonly handler: Handler;
+  /** The fixtures that `reset()` goes back to, in canonical form. */
+  readonly fixtures: Fixtures;
+  /** The project that helpers use when given no `project_id`. */
+  readonly projectId: string;
+  /** Resolves when every change made so far has been applied. */
+  ready(): Promise<void>;
+  /** Drops every change: back to the fixtures. */
+  reset(): Promise<void>;
+  /**
+   * Replaces the whole state, and what `reset()` goes back to, with new
+   * fixtures. The fixtures are checked whole first: bad ones change nothing.
+   *
+   * @throws {FixturesError} naming the offending path.
+   */
+  replaceFixtures(fixtures: FixturesInput): Promise<void>;
+  /** Adds a project. */
+  addProject(project?: NewProject): Promise<ProjectFixture>;
+  /** Adds a bearer token; use the returned `token` in `Authorization`. */
+  addToken(token?: NewToken): Promise<TokenFixture>;
+  /** Adds (or replaces) a call with its transcript. */
+  addCall(call?: NewCall): Promise<CallFixture>;
+  /** Appends messages to an existing call's transcript. */
+  addMessages(
+    callId: string,
+    messages: Record<string, unknown>[],
+  ): Promise<void>;
+  /** Adds (or replaces) an integration with its tools. */
+  addIntegration(integration: NewIntegration): Promise<IntegrationFixture>;
+  /** Adds (or replaces) a workflow. */
+  addFlow(flow: NewFlow): Promise<FlowFixture>;
+}
+
+/**
+ * Creates the mock's state: validates the fixtures at once (throwing
+ * `FixturesError` on bad ones) and seeds the store in the background; the
+ * handler waits for the seeding, and for every later change, before it
+ * answers, so nothing needs awaiting before the first request.
+ *
+ * @param options Fixtures, clock and error logger.
+ * @returns The state, its handler and its helpers.
+ * @throws {FixturesError} when the fixtures break the format.
+ *
+ * @example Adding a call from a test
+ * ```ts
+ * import { createMockState } from "./mock_state.ts";
+ *
+ * const state = createMockState();
+ * const { token } = await state.addToken({ role: "viewer" });
+ * const { call_id } = await state.addCall({ messages: [{ text: "Hi" }] });
+ * const response = await state.handler(
+ *   new Request(`http://mock/v1/call/${call_id}/message`, {
+ *     headers: { authorization: `Bearer ${token}` },
+ *   }),
+ * );
+ * console.log(await response.json()); // [{ text: "Hi" }]
+ * ```
+ */
+export function createMockState(options: MockStateOptions = {}): MockState {
+  const store = new MemoryStore();
+  let fixtures = withDefaultProject(parseFixtures(options.fixtures ?? {}));
+  let pending: Promise<void> = store.seed(fixtures);
+
+  /** Runs changes one after another; requests wait for all of them. */
+  function change<T>(apply: () => Promise<T>): Promise<T> {
+    const result = pending.then(apply);
+    pending = result.then(() => undefined, () => undefined);
+    return result;
+  }
+
+  /**
+   * Upserts one record (the store checks it, its project included) and
+   * returns it in canonical form.
+   */
+  function add<K extends keyof Fixtures>(
+    key: K,
+    entry: Fixtures[K][number],
+  ): Promise<Fixtures[K][number]> {
+    return change(async () => {
+      const document: FixturesInput = { [key]: [entry] };
+      await store.seed(document);
+      // The store has checked the project: parse again for canonical form.
+      const project = parseUuid(entry.project_id);
+      return parseFixtures(document, {
+        knownProjectIds: project.ok && key !== "projects" ? [project.uuid] : [],
+      })[key][0]!;
+    });
+  }
+
+  const inner = createHandler({
+    store,
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.logError === undefined ? {} : { logError: options.logError }),
+  });
+
+  return {
+    store,
+    handler: async (request) => {
+      await pending;
+      return inner(request);
+    },
+    get fixtures() {
+      return fixtures;
+    },
+    get projectId() {
+      return fixtures.projects[0]!.project_id;
+    },
+    ready: () => change(() => Promise.resolve()),
+    reset: () =>
+      change(async () => {
+        store.clear();
+        await store.seed(fixtures);
+      }),
+    replaceFixtures: (input) => {
+      let next: Fixtures;
+      try {
+        next = withDefaultProject(parseFixtures(input));
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return change(async () => {
+        fixtures = next;
+        store.clear();
+        await store.seed(next);
+      });
+    },
+    addProject: (project = {}) =>
+      add("projects", {
+        project_id: project.project_id ?? crypto.randomUUID(),
+        name: project.name ?? "Project",
+      }),
+    addToken: (token = {}) =>
+      add("tokens", {
+        token: token.token ?? `mock_${crypto.randomUUID().replaceAll("-", "")}`,
+        project_id: token.project_id ?? fixtures.projects[0]!.project_id,
+        role: token.role ?? "owner",
+      }),
+    addCall: (call = {}) =>
+      add("calls", {
+        call_id: call.call_id ?? crypto.randomUUID(),
+        project_id: call.project_id ?? fixtures.projects[0]!.project_id,
+        created_at: call.created_at ?? new Date().toISOString(),
+        messages: call.messages ?? [],
+      }),
+    addMessages: (callId, messages) =>
+      change(() => {
+        store.appendMessages(callId, messages);
+        return Promise.resolve();
+      }),
+    addIntegration: (integration) => {
+      const base = {
+        integration_id: integration.integration_id ?? crypto.randomUUID(),
+        project_id: integration.project_id ?? fixtures.projects[0]!.project_id,
+        name: integration.name ?? `${integration.kind} integration`,
+      };
+      return add(
+        "integrations",
+        integration.kind === "mcp"
+          ? {
+            ...base,
+            kind: "mcp",
+            cached_tools: integration.cached_tools ?? [],
+          }
+          : {
+            ...base,
+            kind: "http",
+            tools: (integration.tools ?? []).map((tool) => ({
+              tool_id: tool.tool_id ?? crypto.randomUUID(),
+              name: tool.name,
+            })),
+          },
+      );
+    },
+    addFlow: (flow) =>
+      add("flows", {
+        flow_id: flow.flow_id ?? crypto.randomUUID(),
+        project_id: flow.project_id ?? fixtures.projects[0]!.project_id,
+        name: flow.name ?? "Flow",
+        trigger: flow.trigger,
+      }),
+  };
+}
+
+/**
+ * The state with more properties, its `fixtures` and `projectId` kept live (a
+ * spread would copy their values once).
+ *
+ * @param state The mock's state.
+ * @param extra What to add, e.g. `handlers`.
+ * @returns One object with both.
+ *
+ * @example
+ * ```ts
+ * import { createMockState, extendMockState } from "./mock_state.ts";
+ *
+ * const mock = extendMockState(createMockState(), { name: "mock" });
+ * console.log(mock.projectId, mock.name);
+ * ```
+ */
+export function extendMockState<T extends object>(
+  state: MockState,
+  extra: T,
+): MockState & T {
+  return {
+    ...state,
+    get fixtures() {
+      return state.fixtures;
+    },
+    get projectId() {
+      return state.projectId;
+    },
+    ...extra,
+  };
+}
+
+function withDefaultProject(fixtures: Fixtures): Fixtures {
+  return fixtures.projects.length > 0
+    ? fixtures
+    : { ...fixtures, projects: [DEFAULT_PROJECT] };
+}

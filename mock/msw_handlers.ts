@@ -1,0 +1,67 @@
+/**
+ * The MSW adapter: one `http.all` handler that passes every request under the
+ * base URL to a Fetch handler and answers with its `Response` as it is. Works
+ * with MSW 2 and MSW 3, in `setupServer` (Node, Deno, Bun) and `setupWorker`
+ * (browsers).
+ *
+ * @module
+ */
+import { http } from "msw";
+import type { Handler } from "../src/handler.ts";
+
+/** An MSW request handler, of the MSW version the project has installed. */
+export type MswHandler = ReturnType<typeof http.all>;
+
+/**
+ * MSW request handlers that hand every request under `baseUrl` to `handler`.
+ * A path in the base URL (`https://example.com/api`) is cut off before the
+ * handler sees the request, so the handler gets `/v1/...` whatever the base.
+ *
+ * @param baseUrl Where the API is mocked: an absolute URL, or a path (resolved
+ * against the page's origin in a browser).
+ * @param handler The Fetch handler that answers.
+ * @returns The handlers to give `setupServer` or `setupWorker`.
+ *
+ * @example Mocking a Fetch handler with MSW
+ * ```ts ignore
+ * import { setupServer } from "msw/node";
+ * import { createMswHandlers } from "./msw_handlers.ts";
+ *
+ * const server = setupServer(
+ *   ...createMswHandlers("https://api.example.com", () =>
+ *     Promise.resolve(Response.json({ ok: true }))),
+ * );
+ * server.listen();
+ * ```
+ */
+export function createMswHandlers(
+  baseUrl: string,
+  handler: Handler,
+): MswHandler[] {
+  const base = baseUrl.replace(/\/+$/, "");
+  const prefix = new URL(base === "" ? "/" : base, "http://base.invalid")
+    .pathname.replace(/\/+$/, "");
+  return [
+    http.all(
+      `${base}/*`,
+      async ({ request }) =>
+        handler(prefix === "" ? request : await withoutPrefix(request, prefix)),
+    ),
+  ];
+}
+
+/** The same request with `prefix` cut from the start of its path. */
+async function withoutPrefix(
+  request: Request,
+  prefix: string,
+): Promise<Request> {
+  const url = new URL(request.url);
+  url.pathname = url.pathname.slice(prefix.length) || "/";
+  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  return new Request(url, {
+    method: request.method,
+    headers: request.headers,
+    body: hasBody ? await request.arrayBuffer() : null,
+    signal: request.signal,
+  });
+}

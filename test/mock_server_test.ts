@@ -1,0 +1,349 @@
+/**
+ * The standalone mock server: its control API and CORS on the handler, and
+ * the `mock` command started under the runtime running the test, called over
+ * HTTP on 127.0.0.1.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { createMockServer } from "../mock/mod.ts";
+import { runtimeName } from "../src/serve.ts";
+import {
+  apiFixtures,
+  CALLS,
+  INTEGRATIONS,
+  PROJECT,
+  TOKENS,
+} from "./support/api_fixtures.ts";
+import { readZip } from "./support/zip_reader.ts";
+
+const ORIGIN = "http://localhost:5173";
+const URL_BASE = "http://127.0.0.1:4010";
+
+describe("mock server handler", () => {
+  const mock = createMockServer({ fixtures: apiFixtures });
+  const send = (path: string, init: RequestInit = {}) =>
+    mock.fetch(new Request(`${URL_BASE}${path}`, init));
+  const owner = { authorization: `Bearer ${TOKENS.owner}`, origin: ORIGIN };
+
+  it("POST /__mock/reset brings a deleted integration back", async () => {
+    const path = `/v1/integration/${INTEGRATIONS.mcp}`;
+    const init = { method: "DELETE", headers: owner };
+    assert.equal((await send(path, init)).status, 204);
+    assert.equal((await send(path, init)).status, 404);
+    const reset = await send("/__mock/reset", { method: "POST" });
+    assert.equal(reset.status, 204);
+    assert.equal((await send(path, init)).status, 204);
+  });
+
+  it("PUT /__mock/fixtures replaces the whole state and the reset target", async () => {
+    const put = await send("/__mock/fixtures", {
+      method: "PUT",
+      body: JSON.stringify({
+        projects: [{ project_id: PROJECT, name: "Acme" }],
+        tokens: [{ token: "new-token", project_id: PROJECT, role: "owner" }],
+      }),
+    });
+    assert.equal(put.status, 204);
+    const messages = `/v1/call/${CALLS.first}/message`;
+    assert.equal((await send(messages, { headers: owner })).status, 401);
+    await send("/__mock/reset", { method: "POST" });
+    const fresh = await send(messages, {
+      headers: { authorization: "Bearer new-token" },
+    });
+    assert.equal(fresh.status, 404);
+    assert.equal((await fresh.json()).error_code, "CALL_NOT_FOUND");
+
+    await send("/__mock/fixtures", {
+      method: "PUT",
+      body: JSON.stringify(apiFixtures),
+    });
+    assert.equal((await send(messages, { headers: owner })).status, 200);
+  });
+
+  it("PUT /__mock/fixtures refuses a bad document and changes nothing", async () => {
+    const bad = await send("/__mock/fixtures", {
+      method: "PUT",
+      body: JSON.stringify({ projects: [{ project_id: "nope", name: "X" }] }),
+    });
+    assert.equal(bad.status, 400);
+    const body = await bad.json();
+    assert.equal(body.status, "error");
+    assert.equal(body.error_code, "INVALID_FIXTURES");
+    assert.match(body.message, /projects\[0\]\.project_id/);
+
+    const notJson = await send("/__mock/fixtures", {
+      method: "PUT",
+      body: "{",
+    });
+    assert.equal(notJson.status, 400);
+    assert.match((await notJson.json()).message, /not valid JSON/);
+
+    const messages = `/v1/call/${CALLS.first}/message`;
+    assert.equal((await send(messages, { headers: owner })).status, 200);
+  });
+
+  it("the control API answers 404 and 405 like the API", async () => {
+    const unknown = await send("/__mock/nothing", { method: "POST" });
+    assert.equal(unknown.status, 404);
+    assert.equal((await unknown.json()).error_code, "NOT_FOUND");
+    const wrong = await send("/__mock/reset");
+    assert.equal(wrong.status, 405);
+    assert.equal(wrong.headers.get("allow"), "POST");
+  });
+
+  it("answers a CORS preflight with what was asked for", async () => {
+    const response = await send("/v1/call/message/bulk", {
+      method: "OPTIONS",
+      headers: {
+        origin: ORIGIN,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type",
+      },
+    });
+    assert.equal(response.status, 204);
+    assert.equal(response.headers.get("access-control-allow-origin"), ORIGIN);
+    assert.match(
+      response.headers.get("access-control-allow-methods") ?? "",
+      /\bPOST\b/,
+    );
+    assert.equal(
+      response.headers.get("access-control-allow-headers"),
+      "authorization, content-type",
+    );
+  });
+
+  it("allows any origin on every response, errors included", async () => {
+    const ok = await send(`/v1/call/${CALLS.first}/message`, {
+      headers: owner,
+    });
+    assert.equal(ok.headers.get("access-control-allow-origin"), ORIGIN);
+    const denied = await send(`/v1/call/${CALLS.first}/message`);
+    assert.equal(denied.status, 401);
+    assert.equal(denied.headers.get("access-control-allow-origin"), "*");
+    assert.match(
+      denied.headers.get("access-control-expose-headers") ?? "",
+      /Content-Disposition/,
+    );
+  });
+});
+
+// The `mock` command, under the runtime running this test.
+const CLI = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
+
+function cliCommand(args: string[]): [string, string[]] {
+  switch (runtimeName()) {
+    case "deno":
+      return [process.execPath, ["run", "--allow-all", CLI, ...args]];
+    case "bun":
+      return [process.execPath, [CLI, ...args]];
+    case "node":
+      return [process.execPath, [CLI, ...args]];
+  }
+}
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  output: string;
+}
+
+/** Starts the command; resolves once it prints its address and tokens. */
+function startCli(args: string[]): Promise<Started> {
+  const [command, commandArgs] = cliCommand(args);
+  const child = spawn(command, commandArgs, {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`The mock command did not start:\n${output}`));
+    }, 20_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
+      if (url !== undefined && /Control API/.test(output)) {
+        clearTimeout(timer);
+        resolve({ child, url, output });
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.stderr!.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`The mock command exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+/** Runs the command to its end; resolves with its exit code and output. */
+function runCli(
+  args: string[],
+): Promise<{ code: number | null; output: string }> {
+  const [command, commandArgs] = cliCommand(args);
+  const child = spawn(command, commandArgs, {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString()));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  return new Promise((resolve) => {
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+function stopCli(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve(child.exitCode);
+    child.once("exit", (code) => resolve(code));
+    child.kill("SIGTERM");
+  });
+}
+
+describe(`mock command under ${runtimeName()}`, () => {
+  const directory = mkdtempSync(join(tmpdir(), "mock-cli-"));
+  const fixturesPath = join(directory, "fixtures.json");
+  const badPath = join(directory, "bad.json");
+  let started: Started;
+
+  before(async () => {
+    writeFileSync(fixturesPath, JSON.stringify(apiFixtures));
+    writeFileSync(
+      badPath,
+      JSON.stringify({
+        ...apiFixtures,
+        calls: [{
+          call_id: CALLS.first,
+          project_id: "99999999-9999-4999-8999-999999999999",
+          created_at: "2026-03-01T10:00:00Z",
+          messages: [],
+        }],
+      }),
+    );
+    started = await startCli([
+      "mock",
+      "--port",
+      "0",
+      "--host",
+      "127.0.0.1",
+      "--fixtures",
+      fixturesPath,
+    ]);
+  });
+
+  after(async () => {
+    if (started !== undefined) await stopCli(started.child);
+    rmSync(directory, { recursive: true, force: true });
+  });
+
+  it("prints its address, its tokens and the control API", () => {
+    assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(
+      started.output,
+      new RegExp(`${TOKENS.owner}\\s+owner\\s+Acme`),
+    );
+    assert.match(
+      started.output,
+      /POST http:\/\/127\.0\.0\.1:\d+\/__mock\/reset/,
+    );
+  });
+
+  it("serves the API, the control API and CORS over HTTP", async () => {
+    const preflight = await fetch(`${started.url}/v1/call/message/bulk`, {
+      method: "OPTIONS",
+      headers: {
+        origin: ORIGIN,
+        "access-control-request-method": "POST",
+        "access-control-request-headers": "authorization, content-type",
+      },
+    });
+    await preflight.body?.cancel();
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get("access-control-allow-origin"), ORIGIN);
+
+    const bulk = await fetch(`${started.url}/v1/call/message/bulk`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKENS.owner}`,
+        "content-type": "application/json",
+        origin: ORIGIN,
+      },
+      body: JSON.stringify({ call_ids: [CALLS.first, CALLS.second] }),
+    });
+    assert.equal(bulk.status, 200);
+    assert.equal(bulk.headers.get("access-control-allow-origin"), ORIGIN);
+    const entries = readZip(new Uint8Array(await bulk.arrayBuffer()));
+    assert.equal(entries.length, 2);
+
+    const path = `${started.url}/v1/integration/${INTEGRATIONS.http}`;
+    const remove = {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKENS.owner}` },
+    };
+    assert.equal((await fetch(path, remove)).status, 204);
+    const gone = await fetch(path, remove);
+    assert.equal(gone.status, 404);
+    await gone.body?.cancel();
+    const reset = await fetch(`${started.url}/__mock/reset`, {
+      method: "POST",
+    });
+    assert.equal(reset.status, 204);
+    assert.equal((await fetch(path, remove)).status, 204);
+  });
+
+  it("refuses a port that is taken, saying so", async () => {
+    const port = new URL(started.url).port;
+    const { code, output } = await runCli([
+      "mock",
+      "--port",
+      port,
+      "--fixtures",
+      fixturesPath,
+    ]);
+    assert.equal(code, 1);
+    assert.match(
+      output,
+      new RegExp(`port ${port} on 127\\.0\\.0\\.1 is already in use`),
+    );
+  });
+
+  it("refuses a bad fixtures file, naming the file and the path", async () => {
+    const { code, output } = await runCli([
+      "mock",
+      "--port",
+      "0",
+      "--fixtures",
+      badPath,
+    ]);
+    assert.equal(code, 1);
+    assert.match(output, /calls\[0\]\.project_id: unknown project/);
+    assert.ok(output.includes(badPath), output);
+
+    const missing = await runCli([
+      "mock",
+      "--fixtures",
+      join(directory, "none.json"),
+    ]);
+    assert.equal(missing.code, 1);
+    assert.match(missing.output, /none\.json: cannot read file/);
+  });
+
+  it("prints usage for a wrong command line", async () => {
+    const { code, output } = await runCli(["serve"]);
+    assert.equal(code, 2);
+    assert.match(output, /Unknown command "serve"/);
+    assert.match(output, /Usage: callflow-api mock/);
+  });
+});
