@@ -149,7 +149,7 @@ export class MemoryStore implements Store {
   /**
    * Appends messages to an existing call's transcript.
    *
-   * @param callId The call (any UUID form Pydantic accepts is not needed: canonical).
+   * @param callId The call, in canonical (lowercase hyphenated) form.
    * @param messages JSON objects, appended in order.
    * @throws {Error} when the call does not exist.
    */
