@@ -20,3 +20,8 @@ step "deno test ($(deno --version | head -1))"
 deno test --allow-all --quiet test/
 step "bun test (bun $(bun --version))"
 bun test --timeout 60000 ./test/
+
+step "deno publish --dry-run (JSR package)"
+deno publish --dry-run --allow-dirty --quiet
+step "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin"
+node --test --test-timeout=300000 test/consumer/packed_package.ts

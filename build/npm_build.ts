@@ -1,0 +1,38 @@
+/**
+ * The npm build (`npm run build`, run by `prepack`): compiles the TypeScript
+ * sources to JavaScript and `.d.ts` files in `dist/` with tsc, then copies the
+ * files that modules read at run time (e.g. the Postgres store's `.sql`
+ * migrations) next to the compiled modules.
+ *
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { cpSync, globSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { fileURLToPath } from "node:url";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+const dist = join(root, "dist");
+
+rmSync(dist, { recursive: true, force: true });
+execFileSync(
+  process.execPath,
+  [
+    join(root, "node_modules", "typescript", "bin", "tsc"),
+    "-p",
+    join(root, "tsconfig.build.json"),
+  ],
+  { stdio: "inherit" },
+);
+const assets = globSync(["src/**/*", "mock/**/*"], {
+  cwd: root,
+  withFileTypes: true,
+}).filter((entry) => entry.isFile() && !entry.name.endsWith(".ts"));
+for (const entry of assets) {
+  const source = join(entry.parentPath, entry.name);
+  const target = join(dist, source.slice(root.length));
+  rmSync(target, { force: true });
+  cpSync(source, target);
+  console.log(`copied ${source.slice(root.length)} to dist/`);
+}

@@ -1,0 +1,302 @@
+/**
+ * The published artifact as a consumer gets it: `npm pack`, install the
+ * tarball into a fresh project outside the source tree, then there type-check
+ * against the `.d.ts` files, run an MSW `setupServer` test under MSW 2 and
+ * MSW 3, and start the `mock` command under Node (npx), Bun (bunx) and Deno
+ * (deno run npm:) and call it over HTTP.
+ *
+ * Run under Node only: `node --test test/consumer/packed_package.ts`.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { execFileSync, spawn } from "node:child_process";
+import {
+  cpSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import process from "node:process";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const APP = fileURLToPath(new URL("./app", import.meta.url));
+const BIN = join(ROOT, "node_modules", ".bin");
+/** Node 24's directory first, so npm, npx and the scripts they run use it. */
+const ENV: Record<string, string | undefined> = {
+  ...process.env,
+  PATH: `${dirname(process.execPath)}:${BIN}:${process.env.PATH}`,
+  npm_config_audit: "false",
+  npm_config_fund: "false",
+  npm_config_update_notifier: "false",
+};
+// Else the consumer's `node --test` would report to this runner, not run.
+delete ENV.NODE_TEST_CONTEXT;
+
+/** The version of a package installed in the source tree. */
+function installedVersion(name: string): string {
+  const path = join(ROOT, "node_modules", name, "package.json");
+  return (JSON.parse(readFileSync(path, "utf8")) as { version: string })
+    .version;
+}
+
+function run(command: string, args: string[], cwd: string): string {
+  try {
+    return execFileSync(command, args, {
+      cwd,
+      env: ENV,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    throw new Error(
+      `${command} ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`,
+    );
+  }
+}
+
+interface PackResult {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string }[];
+}
+
+/**
+ * Starts the `mock` command, waits for its address, answers a request and
+ * stops it; returns the start-up output and a transcript fetched over HTTP.
+ */
+async function startAndCall(
+  command: string,
+  args: string[],
+  cwd: string,
+): Promise<{ output: string; messages: unknown; corsOrigin: string | null }> {
+  // Its own process group: npx and bunx run the command in a child process,
+  // and stopping the group stops both.
+  const child = spawn(command, args, {
+    cwd,
+    env: ENV,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  let output = "";
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`No start-up line:\n${output}`)),
+        30_000,
+      );
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        const match = /listening on (http:\/\/\S+)/.exec(output);
+        if (match !== null && output.includes("Control API")) {
+          clearTimeout(timer);
+          resolve(match[1]!);
+        }
+      };
+      child.stdout.on("data", onData);
+      child.stderr.on("data", onData);
+      child.once("exit", (code) => {
+        clearTimeout(timer);
+        reject(new Error(`Exited with ${code}:\n${output}`));
+      });
+    });
+    const response = await fetch(
+      `${url}/v1/call/5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21/message`,
+      {
+        headers: {
+          authorization: "Bearer consumer-owner",
+          origin: "http://localhost:5173",
+        },
+      },
+    );
+    return {
+      output,
+      messages: await response.json(),
+      corsOrigin: response.headers.get("access-control-allow-origin"),
+    };
+  } finally {
+    if (child.exitCode === null) {
+      const exited = new Promise((resolve) => child.once("exit", resolve));
+      process.kill(-child.pid!, "SIGTERM");
+      const timer = setTimeout(
+        () => process.kill(-child.pid!, "SIGKILL"),
+        5000,
+      );
+      await exited;
+      clearTimeout(timer);
+    }
+  }
+}
+
+describe("the packed package in a fresh project", () => {
+  const work = mkdtempSync(join(tmpdir(), "callflow-consumer-"));
+  const project = join(work, "project");
+  let pack: PackResult;
+
+  before(() => {
+    const packed = run(
+      "npm",
+      ["pack", "--json", "--pack-destination", work],
+      ROOT,
+    );
+    // `prepack` (the build) may print before the JSON.
+    pack =
+      (JSON.parse(packed.slice(packed.indexOf("[\n"))) as PackResult[])[0]!;
+    cpSync(APP, project, { recursive: true });
+    writeFileSync(
+      join(project, "package.json"),
+      JSON.stringify({ name: "consumer", private: true, type: "module" }),
+    );
+    run("npm", [
+      "install",
+      "--prefer-offline",
+      "--no-package-lock",
+      join(work, pack.filename),
+      `msw@${installedVersion("msw")}`,
+      `postgres@${installedVersion("postgres")}`,
+    ], project);
+  });
+
+  after(() => rmSync(work, { recursive: true, force: true }));
+
+  /** Runs the consumer's MSW test; checks it ran every test and passed. */
+  function mswCheck(major: string): void {
+    ENV.EXPECTED_MSW_MAJOR = major;
+    try {
+      const output = run(
+        process.execPath,
+        ["--test", "msw_check.mjs"],
+        project,
+      );
+      assert.match(output, /^ℹ pass 7$/m, output);
+      assert.match(output, /^ℹ fail 0$/m, output);
+    } finally {
+      delete ENV.EXPECTED_MSW_MAJOR;
+    }
+  }
+
+  it("holds only the build, its types and the package's documents", () => {
+    const paths = pack.files.map((file) => file.path);
+    const stray = paths.filter((path) =>
+      !/^(package\.json|README\.md|LICENSE(\.md)?|dist\/.+\.(js|d\.ts|sql))$/
+        .test(path)
+    );
+    assert.deepEqual(stray, []);
+    for (
+      const entry of [
+        "dist/mod.js",
+        "dist/mod.d.ts",
+        "dist/mock/mod.js",
+        "dist/mock/mod.d.ts",
+        "dist/mock/cli.js",
+      ]
+    ) assert.ok(paths.includes(entry), `${entry} is packed`);
+    assert.ok(!paths.some((path) => path.startsWith("dist/test/")), "no tests");
+    console.log(
+      `npm pack: ${pack.filename} ${pack.size} bytes packed, ` +
+        `${pack.unpackedSize} unpacked, ${paths.length} files`,
+    );
+  });
+
+  it("ships the Postgres store's migrations next to its modules", () => {
+    const output = run(process.execPath, [
+      "--input-type=module",
+      "--eval",
+      'const { loadMigrations } = await import("@callflow/api/postgres");' +
+      "console.log((await loadMigrations()).map((m) => m.file).join());",
+    ], project);
+    assert.equal(output.trim(), "0001_initial.sql");
+  });
+
+  it("type-checks against the published .d.ts files", () => {
+    run(join(BIN, "tsc"), ["-p", "tsconfig.json"], project);
+  });
+
+  it("passes an MSW 2 setupServer test covering each operation", () => {
+    mswCheck("2");
+  });
+
+  it("passes the same test under MSW 3", () => {
+    run("npm", [
+      "install",
+      "--prefer-offline",
+      "--no-package-lock",
+      `msw@${installedVersion("msw3")}`,
+    ], project);
+    mswCheck("3");
+  });
+
+  const bins: [string, string, string, string[]][] = [
+    ["npx", "node", "npx", ["--no-install", "@callflow/api"]],
+    ["bunx --bun", "bun", join(BIN, "bun"), ["x", "--bun", "@callflow/api"]],
+    ["deno run npm:", "deno", join(BIN, "deno"), [
+      "run",
+      "--allow-all",
+      "npm:@callflow/api",
+    ]],
+  ];
+  for (const [name, runtime, command, prefix] of bins) {
+    it(`starts the mock command with ${name} and answers over HTTP`, async () => {
+      const result = await startAndCall(command, [
+        ...prefix,
+        "mock",
+        "--port",
+        "0",
+        "--fixtures",
+        "fixtures.json",
+      ], project);
+      assert.match(
+        result.output,
+        new RegExp(`listening on http://127\\.0\\.0\\.1:\\d+ \\(${runtime},`),
+      );
+      assert.match(result.output, /consumer-owner\s+owner\s+Acme/);
+      assert.deepEqual(result.messages, [
+        { role: "agent", text: "Hello" },
+        { role: "customer", text: "Hi" },
+      ]);
+      assert.equal(result.corsOrigin, "http://localhost:5173");
+    });
+  }
+
+  it("needs no msw for the root entry and the mock command", async () => {
+    run("npm", ["uninstall", "--no-package-lock", "msw"], project);
+    const root = run(process.execPath, [
+      "--input-type=module",
+      "--eval",
+      'const api = await import("@callflow/api"); console.log(typeof api.createHandler);',
+    ], project);
+    assert.equal(root.trim(), "function");
+    const result = await startAndCall(
+      "npx",
+      [
+        "--no-install",
+        "@callflow/api",
+        "mock",
+        "--port",
+        "0",
+        "--fixtures",
+        "fixtures.json",
+      ],
+      project,
+    );
+    assert.equal(result.corsOrigin, "http://localhost:5173");
+  });
+
+  it("installs nothing from the source tree", () => {
+    const installed = readdirSync(join(project, "node_modules", "@callflow"));
+    assert.deepEqual(installed, ["api"]);
+    const manifest = readFileSync(
+      join(project, "node_modules", "@callflow", "api", "package.json"),
+      "utf8",
+    );
+    assert.ok(!manifest.includes(ROOT), "no link to the source tree");
+  });
+});
