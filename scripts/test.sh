@@ -25,3 +25,5 @@ step "deno publish --dry-run (JSR package)"
 deno publish --dry-run --allow-dirty --quiet
 step "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin"
 node --test --test-timeout=300000 test/consumer/packed_package.ts
+step "mock under MSW setupWorker in headless Chromium"
+node --test --test-timeout=120000 test/browser/service_worker.ts
