@@ -126,9 +126,25 @@ async function main(args: string[]): Promise<number> {
     return 1;
   }
 
+  // Say when the control API changes the state: the tokens may be new.
+  const handler = async (request: Request) => {
+    const response = await mock.fetch(request);
+    const { pathname } = new URL(request.url);
+    if (response.status === 204 && pathname === "/__mock/reset") {
+      console.log("Reset: back to the fixtures");
+    } else if (response.status === 204 && pathname === "/__mock/fixtures") {
+      console.log(
+        `Fixtures replaced. Tokens (token, role, project):\n${
+          describeTokens(mock.fixtures)
+        }`,
+      );
+    }
+    return response;
+  };
+
   let server;
   try {
-    server = await serve(mock.fetch, { port, hostname });
+    server = await serve(handler, { port, hostname });
   } catch (error) {
     if (!isAddressInUse(error)) throw error;
     console.error(

@@ -162,6 +162,7 @@ function startCli(args: string[]): Promise<Started> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
+  let started: Started | undefined;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
@@ -170,9 +171,12 @@ function startCli(args: string[]): Promise<Started> {
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (url !== undefined && /Control API/.test(output)) {
+      if (started !== undefined) {
+        started.output = output;
+      } else if (url !== undefined && /Control API/.test(output)) {
         clearTimeout(timer);
-        resolve({ child, url, output });
+        started = { child, url, output };
+        resolve(started);
       }
     };
     child.stdout!.on("data", onData);
@@ -182,6 +186,14 @@ function startCli(args: string[]): Promise<Started> {
       reject(new Error(`The mock command exited with ${code}:\n${output}`));
     });
   });
+}
+
+/** Resolves once the command has printed something that matches. */
+async function waitForOutput(started: Started, pattern: RegExp): Promise<void> {
+  for (let tries = 0; !pattern.test(started.output); tries += 1) {
+    if (tries === 100) assert.fail(`No ${pattern} in:\n${started.output}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 /** Runs the command to its end; resolves with its exit code and output. */
@@ -301,6 +313,20 @@ describe(`mock command under ${runtimeName()}`, () => {
     });
     assert.equal(reset.status, 204);
     assert.equal((await fetch(path, remove)).status, 204);
+
+    const put = await fetch(`${started.url}/__mock/fixtures`, {
+      method: "PUT",
+      body: JSON.stringify({
+        projects: [{ project_id: PROJECT, name: "Acme" }],
+        tokens: [{
+          token: "swapped-token",
+          project_id: PROJECT,
+          role: "viewer",
+        }],
+      }),
+    });
+    assert.equal(put.status, 204);
+    await waitForOutput(started, /Fixtures replaced[^]*swapped-token\s+viewer/);
   });
 
   it("refuses a port that is taken, saying so", async () => {
