@@ -37,6 +37,18 @@ const commonErrors = {
   "500": errorResponse("Unexpected failure (`INTERNAL_SERVER_ERROR`)"),
 };
 
+/** The shape of {@linkcode openApiDocument}. */
+export interface OpenApiDocument {
+  openapi: string;
+  info: { title: string; version: string; description: string };
+  security: Record<string, string[]>[];
+  paths: Record<string, Record<string, unknown>>;
+  components: {
+    securitySchemes: Record<string, unknown>;
+    schemas: Record<string, unknown>;
+  };
+}
+
 /**
  * The OpenAPI document. Its schemas are the spec's; the tests check every
  * response the handler gives against them.
@@ -48,7 +60,7 @@ const commonErrors = {
  * openApiDocument.info.version; // "0.1.0"
  * ```
  */
-export const openApiDocument = {
+export const openApiDocument: OpenApiDocument = {
   openapi: "3.1.0",
   info: {
     title: "Call, Integration and Workflow API",
@@ -253,4 +265,4 @@ export const openApiDocument = {
       },
     },
   },
-} as const;
+};

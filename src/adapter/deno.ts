@@ -6,6 +6,18 @@
 import type { Handler } from "../handler.ts";
 import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
 
+/** The part of Deno's API this adapter uses. */
+interface DenoRuntime {
+  serve(
+    options: {
+      port: number;
+      hostname: string;
+      onListen: (address: { hostname: string; port: number }) => void;
+    },
+    handler: Handler,
+  ): { shutdown(): Promise<void> };
+}
+
 /**
  * Serves the handler with `Deno.serve`; resolves once it listens.
  *
@@ -21,8 +33,9 @@ export function serveDeno(
   handler: Handler,
   { port, hostname }: ServeOptions,
 ): Promise<RunningServer> {
+  const deno = (globalThis as unknown as { Deno: DenoRuntime }).Deno;
   return new Promise((resolve) => {
-    const server = Deno.serve({
+    const server = deno.serve({
       port,
       hostname,
       onListen: (address) => {
