@@ -18,6 +18,7 @@ const SIMPLE = /^[0-9a-fA-F]{32}$/;
 const HYPHENATED =
   /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const URN_PREFIX = "urn:uuid:";
+const HYPHEN = 0x2d;
 /** Where each of the five groups starts in a hyphenated UUID. */
 const GROUP_STARTS = [0, 9, 14, 19, 24] as const;
 const GROUP_LENGTHS = [8, 4, 4, 4, 12] as const;
@@ -35,11 +36,11 @@ const GROUP_LENGTHS = [8, 4, 4, 4, 12] as const;
  * parseUuid("{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}");
  * // { ok: true, uuid: "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11" }
  * parseUuid("abc");
- * // { ok: false, error: "invalid length: expected length 32 for simple format, found 3" }
+ * // { ok: false, error: "invalid length: found 3" }
  * ```
  */
 export function parseUuid(text: string): UuidParseResult {
-  const hyphenated = unwrap(text);
+  const hyphenated = text.length === 36 ? text : unwrap(text);
   if (text.length === 32 && SIMPLE.test(text)) {
     const hex = text.toLowerCase();
     return {
@@ -55,13 +56,16 @@ export function parseUuid(text: string): UuidParseResult {
   return { ok: false, error: describeInvalid(text) };
 }
 
-/** The hyphenated part of a plain, braced or URN candidate of the right length. */
+/**
+ * The 36 bytes inside a braced (38 bytes) or URN (45 bytes) candidate, the
+ * shapes the crate unwraps before parsing.
+ */
 function unwrap(text: string): string | undefined {
-  if (text.length === 36) return text;
-  if (text.length === 38 && text.startsWith("{") && text.endsWith("}")) {
+  const length = utf8Length(text);
+  if (length === 38 && text.startsWith("{") && text.endsWith("}")) {
     return text.slice(1, -1);
   }
-  if (text.length === 45 && text.startsWith(URN_PREFIX)) {
+  if (length === 45 && text.startsWith(URN_PREFIX)) {
     return text.slice(URN_PREFIX.length);
   }
   return undefined;
@@ -69,44 +73,54 @@ function unwrap(text: string): string | undefined {
 
 /**
  * The `uuid` crate's explanation of why `text` is not a UUID
- * (`InvalidUuid::into_err` and `Display for Error`, uuid 1.x). Indices and
- * lengths count UTF-8 bytes, as Rust does.
+ * (`InvalidUuid::into_err` and `Display for Error` of uuid 1.23.4, the
+ * version pydantic-core 2.49 ships), quirks included:
+ *
+ * - lengths and positions count UTF-8 bytes, positions from 0;
+ * - a 38-byte braced or 45-byte URN candidate is explained from the 36 bytes
+ *   inside, so its positions do not count the prefix;
+ * - each character is classified by its low byte (`character as u8`), so
+ *   `ĭ` (U+012D) counts as a hyphen and `İ` (U+0130) as a digit.
  */
 function describeInvalid(text: string): string {
-  let body = text;
+  const input = unwrap(text) ?? text;
+  const length = utf8Length(input);
+  if (length === 0 || length > 45) return `invalid length: found ${length}`;
+  let body = input;
   let offset = 0;
-  let simple = true;
-  if (text.length >= 2 && text.startsWith("{") && text.endsWith("}")) {
-    body = text.slice(1, -1);
-    offset = 1;
-    simple = false;
-  } else if (text.startsWith(URN_PREFIX)) {
-    body = text.slice(URN_PREFIX.length);
-    offset = URN_PREFIX.length;
-    simple = false;
+  // Only a candidate without braces, prefix or hyphens is a simple UUID of
+  // the wrong length; 36 bytes are taken for a hyphenated UUID.
+  let hyphenated = length === 36;
+  if (!hyphenated) {
+    if (input.length >= 2 && input.startsWith("{") && input.endsWith("}")) {
+      body = input.slice(1, -1);
+      offset = 1;
+      hyphenated = true;
+    } else if (input.startsWith(URN_PREFIX)) {
+      body = input.slice(URN_PREFIX.length);
+      offset = URN_PREFIX.length;
+      hyphenated = true;
+    }
   }
 
   let hyphenCount = 0;
   const groupBounds = [0, 0, 0, 0];
   let byteIndex = 0;
   for (const character of body) {
-    if (character === "-") {
+    const lowByte = character.codePointAt(0)! & 0xff;
+    if (lowByte === HYPHEN) {
+      hyphenated = true;
       if (hyphenCount < 4) groupBounds[hyphenCount] = byteIndex;
       hyphenCount += 1;
-    } else if (!HEX.test(character)) {
-      return "invalid character: expected an optional prefix of `urn:uuid:` " +
-        `followed by [0-9a-fA-F-], found \`${character}\` at ${
-          byteIndex + offset + 1
-        }`;
+    } else if (!HEX.test(String.fromCharCode(lowByte))) {
+      return `invalid character: found \`${character}\` at ${
+        byteIndex + offset
+      }`;
     }
     byteIndex += utf8Length(character);
   }
 
-  if (hyphenCount === 0 && simple) {
-    return `invalid length: expected length 32 for simple format, found ${
-      utf8Length(text)
-    }`;
-  }
+  if (!hyphenated) return `invalid length: found ${length}`;
   if (hyphenCount !== 4) {
     return `invalid group count: expected 5, found ${hyphenCount + 1}`;
   }
@@ -116,7 +130,7 @@ function describeInvalid(text: string): string {
       return groupLengthError(group, bound - GROUP_STARTS[group]!);
     }
   }
-  return groupLengthError(4, utf8Length(text) - GROUP_STARTS[4]);
+  return groupLengthError(4, length - GROUP_STARTS[4]);
 }
 
 function groupLengthError(group: number, length: number): string {

@@ -1,0 +1,317 @@
+/**
+ * Reading and validating the bulk transcript body exactly as FastAPI does for
+ * `BulkTranscriptRequest { call_ids: list[UUID] = Field(min_length=1,
+ * max_length=500) }`, a single non-embedded body parameter: the body is read
+ * as `fastapi.routing.get_request_handler` reads it, validated as Pydantic v2
+ * validates it (`validate_python(..., from_attributes=True)`), and every
+ * violation is reported with FastAPI's `loc`, `msg`, `input` and `ctx`.
+ *
+ * @module
+ */
+
+import { HttpError } from "./http_error.ts";
+import {
+  decodeJsonBytes,
+  isJsonObject,
+  parseJsonAsPython,
+  parseJsonText,
+} from "./json_text.ts";
+import type { JsonTextResult } from "./json_text.ts";
+import { RequestValidationError } from "./request_validation_error.ts";
+import type { ValidationIssue } from "./request_validation_error.ts";
+import { parseUuid } from "./uuid.ts";
+
+/** `Field(min_length=1, max_length=500)` of `call_ids`. */
+const MIN_CALL_IDS = 1;
+const MAX_CALL_IDS = 500;
+
+/**
+ * How deep an echoed `input` may nest before Starlette fails to render it:
+ * FastAPI's `jsonable_encoder` recurses once per level under Python's
+ * recursion limit of 1000, less the frames the server's stack already holds,
+ * and a deeper input turns the 422 into a 500. Measured: a container 960
+ * levels down fails, 959 renders (FastAPI 0.142, TestClient); the exact cut
+ * depends on the server.
+ */
+const MAX_ECHO_DEPTH = 960;
+
+/**
+ * Reads the bulk transcript request body as FastAPI reads and validates it.
+ *
+ * - An empty body, or JSON `null`, is a missing body.
+ * - With `application/json` or `application/*+json` (parameters allowed),
+ *   the body is decoded as `json.loads(bytes)` decodes it; any other content
+ *   type, or none (FastAPI's default `strict_content_type=True`), leaves it
+ *   raw text, which is not an object.
+ * - Malformed JSON is one `json_invalid` error at Python's position.
+ * - Otherwise every violation is reported, in Pydantic's order: a
+ *   non-object body, a missing or non-list `call_ids`, each item that is not
+ *   a UUID string, then the length (more than 500 items is a single
+ *   `too_long` error, as Pydantic stops counting there).
+ *
+ * @param body The raw request body, possibly empty.
+ * @param contentType The Content-Type header, `null` when absent.
+ * @param options FastAPI's `strict_content_type` setting.
+ * @returns The call ids in canonical form (lowercase, hyphenated), duplicates
+ * removed, in order of first occurrence.
+ * @throws {RequestValidationError} With every violation (422).
+ * @throws {HttpError} 400 BAD_REQUEST when a JSON body cannot be decoded
+ * (bytes that are not text, an integer of more than 4300 digits, nesting
+ * too deep), as FastAPI's "There was an error parsing the body".
+ * @throws {Error} Where FastAPI fails with a 500 itself: the validation
+ * error would echo what Starlette cannot render (text that is not UTF-8, a
+ * lone surrogate, a float out of range, input nested too deep).
+ *
+ * @example Canonicalising and deduplicating call ids
+ * ```ts
+ * import { parseBulkRequest } from "./bulk_request.ts";
+ *
+ * const body = new TextEncoder().encode(JSON.stringify({
+ *   call_ids: [
+ *     "{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}",
+ *     "0b6f1c2e8d3a4c559a573e3c2d1f0a11",
+ *   ],
+ * }));
+ * parseBulkRequest(body, "application/json");
+ * // ["0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11"]
+ * ```
+ */
+export function parseBulkRequest(
+  body: Uint8Array,
+  contentType: string | null,
+  options: BulkRequestOptions = {},
+): string[] {
+  if (body.length === 0) throw new RequestValidationError([missingBody()]);
+  if (!isJsonContentType(contentType, options.strictContentType ?? true)) {
+    throw new RequestValidationError([notAnObject(decodeRawText(body))]);
+  }
+
+  let text: string;
+  let parsed: JsonTextResult;
+  try {
+    text = decodeJsonBytes(body);
+    parsed = parseJsonText(text);
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof RangeError) {
+      throw new HttpError(
+        400,
+        "BAD_REQUEST",
+        "There was an error parsing the body",
+        { cause: error },
+      );
+    }
+    throw error;
+  }
+  if (!parsed.ok) {
+    throw new RequestValidationError([{
+      type: "json_invalid",
+      loc: ["body", parsed.position],
+      msg: "JSON decode error",
+      input: {},
+      ctx: { error: parsed.error },
+    }]);
+  }
+
+  const validated = validateBody(parsed.value);
+  if (validated.ok) return [...new Set(validated.callIds)];
+  // Report on the value as Python holds it, so that echoed inputs render
+  // byte for byte as Starlette renders them.
+  const reported = validateBody(parseJsonAsPython(text));
+  const issues = reported.ok ? validated.issues : reported.issues;
+  assertRenderable(issues);
+  throw new RequestValidationError(issues);
+}
+
+/** Options of {@linkcode parseBulkRequest}. */
+export interface BulkRequestOptions {
+  /**
+   * FastAPI's `strict_content_type` (default `true` since FastAPI added it):
+   * a body without a Content-Type is not parsed as JSON, so it is refused as
+   * not an object. `false` parses it as JSON, as older FastAPI did.
+   */
+  strictContentType?: boolean;
+}
+
+type Validated =
+  | { ok: true; callIds: string[] }
+  | { ok: false; issues: ValidationIssue[] };
+
+/** `_validate_value_with_model_field`, then the model's validator. */
+function validateBody(value: unknown): Validated {
+  if (value === null) return { ok: false, issues: [missingBody()] };
+  if (!isJsonObject(value)) return { ok: false, issues: [notAnObject(value)] };
+  if (!Object.hasOwn(value, "call_ids")) {
+    return {
+      ok: false,
+      issues: [{
+        type: "missing",
+        loc: ["body", "call_ids"],
+        msg: "Field required",
+        input: value,
+      }],
+    };
+  }
+  const items = value["call_ids"];
+  if (!Array.isArray(items)) {
+    return {
+      ok: false,
+      issues: [{
+        type: "list_type",
+        loc: ["body", "call_ids"],
+        msg: "Input should be a valid list",
+        input: items,
+      }],
+    };
+  }
+  // pydantic-core counts every item, valid or not, and raises `too_long`
+  // the moment the count passes the maximum, dropping the item errors.
+  if (items.length > MAX_CALL_IDS) {
+    return { ok: false, issues: [tooLong(items)] };
+  }
+  const callIds: string[] = [];
+  const issues: ValidationIssue[] = [];
+  items.forEach((item: unknown, index) => {
+    const loc = ["body", "call_ids", index];
+    if (typeof item !== "string") {
+      issues.push({
+        type: "uuid_type",
+        loc,
+        msg: "UUID input should be a string, bytes or UUID object",
+        input: item,
+      });
+      return;
+    }
+    const result = parseUuid(item);
+    if (result.ok) {
+      callIds.push(result.uuid);
+    } else {
+      issues.push({
+        type: "uuid_parsing",
+        loc,
+        msg: `Input should be a valid UUID, ${result.error}`,
+        input: item,
+        ctx: { error: result.error },
+      });
+    }
+  });
+  if (issues.length > 0) return { ok: false, issues };
+  if (items.length < MIN_CALL_IDS) {
+    return {
+      ok: false,
+      issues: [{
+        type: "too_short",
+        loc: ["body", "call_ids"],
+        msg: `List should have at least ${MIN_CALL_IDS} item after ` +
+          `validation, not ${items.length}`,
+        input: items,
+        ctx: {
+          field_type: "List",
+          min_length: MIN_CALL_IDS,
+          actual_length: items.length,
+        },
+      }],
+    };
+  }
+  return { ok: true, callIds };
+}
+
+function missingBody(): ValidationIssue {
+  return { type: "missing", loc: ["body"], msg: "Field required", input: null };
+}
+
+function notAnObject(input: unknown): ValidationIssue {
+  return {
+    type: "model_attributes_type",
+    loc: ["body"],
+    msg: "Input should be a valid dictionary or object to extract fields from",
+    input,
+  };
+}
+
+function tooLong(items: unknown[]): ValidationIssue {
+  return {
+    type: "too_long",
+    loc: ["body", "call_ids"],
+    msg: `List should have at most ${MAX_CALL_IDS} items after validation, ` +
+      `not ${items.length}`,
+    input: items,
+    ctx: {
+      field_type: "List",
+      max_length: MAX_CALL_IDS,
+      actual_length: items.length,
+    },
+  };
+}
+
+/** What `str.strip()` strips among Latin-1 characters, at either end. */
+// deno-lint-ignore no-control-regex -- Python counts \x1c-\x1f as spaces
+const PYTHON_SPACE = /^[\t-\r\x1c-\x20\x85\xa0]+|[\t-\r\x1c-\x20\x85\xa0]+$/g;
+
+/**
+ * FastAPI's choice of parser: a Content-Type whose type, as
+ * `email.message.Message.get_content_type` reads it, is `application/json`
+ * or `application/<anything>+json`; no (or an empty) Content-Type only when
+ * `strict_content_type` is off.
+ */
+function isJsonContentType(
+  contentType: string | null,
+  strict: boolean,
+): boolean {
+  if (contentType === null || contentType === "") return !strict;
+  // `_splitparam`: the part before `;`, stripped as `str.strip` does for
+  // the Latin-1 characters a header holds, then lowercased.
+  const type = contentType.split(";", 1)[0]!.replace(PYTHON_SPACE, "")
+    .toLowerCase();
+  const parts = type.split("/");
+  if (parts.length !== 2) return false;
+  const [main, sub = ""] = parts;
+  return main === "application" && (sub === "json" || sub.endsWith("+json"));
+}
+
+const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * A non-JSON body is validated as bytes, and `jsonable_encoder` echoes them
+ * with `bytes.decode()`: strict UTF-8, so other bytes end in a 500.
+ */
+function decodeRawText(body: Uint8Array): string {
+  try {
+    return strictUtf8.decode(body);
+  } catch (error) {
+    throw new Error(
+      "Cannot render the validation error: the body is not UTF-8 text",
+      { cause: error },
+    );
+  }
+}
+
+const LONE_SURROGATE =
+  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/**
+ * Fails as Starlette's `JSONResponse` fails on what it cannot render: a
+ * string with a lone surrogate (UTF-8 encoding), a float out of range
+ * (`allow_nan=False`), or input nested past Python's recursion limit.
+ */
+function assertRenderable(issues: ValidationIssue[]): void {
+  const pending: [unknown, number][] = issues.map((issue) => [issue.input, 0]);
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    let problem: string | undefined;
+    if (typeof value === "string") {
+      if (LONE_SURROGATE.test(value)) problem = "a lone surrogate";
+    } else if (typeof value === "number") {
+      if (!Number.isFinite(value)) problem = "a float out of range";
+    } else if (Array.isArray(value) || isJsonObject(value)) {
+      if (depth >= MAX_ECHO_DEPTH) problem = "input nested too deep";
+      for (const [key, item] of Object.entries(value)) {
+        pending.push([key, depth], [item, depth + 1]);
+      }
+    }
+    if (problem !== undefined) {
+      throw new Error(
+        `Cannot render the validation error: its input holds ${problem}`,
+      );
+    }
+  }
+}
