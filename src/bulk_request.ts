@@ -51,7 +51,6 @@ const MAX_ECHO_DEPTH = 960;
  *
  * @param body The raw request body, possibly empty.
  * @param contentType The Content-Type header, `null` when absent.
- * @param options FastAPI's `strict_content_type` setting.
  * @returns The call ids in canonical form (lowercase, hyphenated), duplicates
  * removed, in order of first occurrence.
  * @throws {RequestValidationError} With every violation (422).
@@ -79,10 +78,9 @@ const MAX_ECHO_DEPTH = 960;
 export function parseBulkRequest(
   body: Uint8Array,
   contentType: string | null,
-  options: BulkRequestOptions = {},
 ): string[] {
   if (body.length === 0) throw new RequestValidationError([missingBody()]);
-  if (!isJsonContentType(contentType, options.strictContentType ?? true)) {
+  if (!isJsonContentType(contentType)) {
     throw new RequestValidationError([notAnObject(decodeRawText(body))]);
   }
 
@@ -120,16 +118,6 @@ export function parseBulkRequest(
   const issues = reported.ok ? validated.issues : reported.issues;
   assertRenderable(issues);
   throw new RequestValidationError(issues);
-}
-
-/** Options of {@linkcode parseBulkRequest}. */
-export interface BulkRequestOptions {
-  /**
-   * FastAPI's `strict_content_type` (default `true` since FastAPI added it):
-   * a body without a Content-Type is not parsed as JSON, so it is refused as
-   * not an object. `false` parses it as JSON, as older FastAPI did.
-   */
-  strictContentType?: boolean;
 }
 
 type Validated =
@@ -250,14 +238,11 @@ const PYTHON_SPACE = /^[\t-\r\x1c-\x20\x85\xa0]+|[\t-\r\x1c-\x20\x85\xa0]+$/g;
 /**
  * FastAPI's choice of parser: a Content-Type whose type, as
  * `email.message.Message.get_content_type` reads it, is `application/json`
- * or `application/<anything>+json`; no (or an empty) Content-Type only when
- * `strict_content_type` is off.
+ * or `application/<anything>+json`. A body without a Content-Type is not
+ * parsed, as with FastAPI's default `strict_content_type=True`.
  */
-function isJsonContentType(
-  contentType: string | null,
-  strict: boolean,
-): boolean {
-  if (contentType === null || contentType === "") return !strict;
+function isJsonContentType(contentType: string | null): boolean {
+  if (contentType === null || contentType === "") return false;
   // `_splitparam`: the part before `;`, stripped as `str.strip` does for
   // the Latin-1 characters a header holds, then lowercased.
   const type = contentType.split(";", 1)[0]!.replace(PYTHON_SPACE, "")

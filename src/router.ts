@@ -96,10 +96,29 @@ function matchSegments(
   return params;
 }
 
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const ESCAPE = /%([0-9a-fA-F]{2})/y;
+
+/**
+ * Percent-decodes a path segment as Starlette does (Python's `unquote`):
+ * escapes that do not form UTF-8 become U+FFFD, malformed escapes such as
+ * `%zz` stay as they are.
+ */
 function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
+  if (!segment.includes("%")) return segment;
+  const bytes: number[] = [];
+  for (let i = 0; i < segment.length;) {
+    ESCAPE.lastIndex = i;
+    const escape = ESCAPE.exec(segment);
+    if (escape !== null) {
+      bytes.push(parseInt(escape[1]!, 16));
+      i += 3;
+    } else {
+      const character = String.fromCodePoint(segment.codePointAt(i)!);
+      bytes.push(...encoder.encode(character));
+      i += character.length;
+    }
   }
+  return decoder.decode(new Uint8Array(bytes));
 }

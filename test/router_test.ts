@@ -114,10 +114,14 @@ describe("Router.match", () => {
     assert.equal(id("/v1/integration/a+b"), "a+b");
   });
 
-  it("keeps a param that is not valid percent-encoding as it is", () => {
+  it("decodes a param as Starlette does: bad UTF-8 to U+FFFD, malformed escapes kept", () => {
     assert.equal(
       router.match("DELETE", "/v1/integration/%E0%A4%A").params.integration_id,
-      "%E0%A4%A",
+      "\ufffd%A",
+    );
+    assert.equal(
+      router.match("DELETE", "/v1/integration/%FFabc%zz").params.integration_id,
+      "\ufffdabc%zz",
     );
     assert.equal(
       router.match("DELETE", "/v1/integration/100%").params.integration_id,
