@@ -1,0 +1,108 @@
+/**
+ * A fresh Postgres database for one test file. Where `DATABASE_URL` is set (CI
+ * sets it), a new database is created on that server and dropped at the end;
+ * elsewhere an embedded PGlite is served over TCP by
+ * `@electric-sql/pglite-socket` on 127.0.0.1 and a free port, so `npm test`
+ * needs no server installed.
+ *
+ * PGlite is one single-user Postgres session: pglite-socket multiplexes every
+ * client connection onto it, so session state is shared and a query from one
+ * connection destroys another connection's open cursor. Hence
+ * {@linkcode TestDatabase.max} is 1 there (one connection per pool) and tests
+ * never run a query on a second pool while a transcript stream is open.
+ * PGlite also ignores startup parameters (`statement_timeout`, ...).
+ *
+ * @module
+ */
+import process from "node:process";
+import postgres from "postgres";
+
+/** A database that exists for one test file. */
+export interface TestDatabase {
+  /** A URL to the database. */
+  url: string;
+  /** Where it is served: `server` (DATABASE_URL) or `pglite`. */
+  kind: "server" | "pglite";
+  /** The pool size to use: 1 on PGlite, several on a real server. */
+  max: number;
+  /** The host and port it listens on, for putting a proxy in front. */
+  host: string;
+  port: number;
+  /** The same database reached through another port on 127.0.0.1. */
+  urlThrough(port: number): string;
+  /** Drops the database (or stops PGlite): nothing is left behind. */
+  drop(): Promise<void>;
+}
+
+/**
+ * Creates a fresh, empty database.
+ *
+ * @returns The database and how to reach it.
+ *
+ * @example
+ * ```ts ignore
+ * import { after, before } from "node:test";
+ * import { createTestDatabase, type TestDatabase } from "./support/postgres.ts";
+ *
+ * let db: TestDatabase;
+ * before(async () => db = await createTestDatabase());
+ * after(() => db.drop());
+ * ```
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const serverUrl = process.env.DATABASE_URL;
+  return serverUrl ? await onServer(serverUrl) : await onPglite();
+}
+
+async function onServer(serverUrl: string): Promise<TestDatabase> {
+  const name = `callflow_test_${crypto.randomUUID().replaceAll("-", "")}`;
+  const admin = postgres(serverUrl, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE DATABASE ${name}`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    kind: "server",
+    max: 4,
+    host: url.hostname,
+    port: Number(url.port || 5432),
+    urlThrough(port) {
+      const through = new URL(url);
+      through.hostname = "127.0.0.1";
+      through.port = String(port);
+      return through.href;
+    },
+    async drop() {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
+    },
+  };
+}
+
+async function onPglite(): Promise<TestDatabase> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
+  const db = await PGlite.create();
+  const server = new PGLiteSocketServer({
+    db,
+    host: "127.0.0.1",
+    port: 0,
+    maxConnections: 32,
+  });
+  await server.start();
+  const port = Number(server.getServerConn().split(":").at(-1));
+  const urlThrough = (port: number) =>
+    `postgres://postgres@127.0.0.1:${port}/postgres`;
+  return {
+    url: urlThrough(port),
+    kind: "pglite",
+    max: 1,
+    host: "127.0.0.1",
+    port,
+    urlThrough,
+    async drop() {
+      await server.stop();
+      await db.close();
+    },
+  };
+}
