@@ -1,0 +1,318 @@
+import assert from "node:assert/strict";
+import { createServer } from "node:net";
+import process from "node:process";
+import { after, before, describe, it } from "node:test";
+import type { FixturesInput } from "../src/fixtures.ts";
+import { createHandler } from "../src/handler.ts";
+import {
+  connectPostgres,
+  openPostgresStore,
+  PostgresStore,
+} from "../src/postgres/mod.ts";
+import type { Store } from "../src/store.ts";
+import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
+import { bulkExportRequest, manyCalls } from "./support/many_calls.ts";
+import { startTcpProxy, type TcpProxy } from "./support/tcp_proxy.ts";
+
+const MESSAGES = 50;
+const { project: P, token: TOKEN, call, callIds: allCalls, ...data } =
+  manyCalls({ prefix: "fa", calls: 20, messages: MESSAGES });
+const HTTP = "fa000000-0000-4000-8000-0000000000a1";
+const fixtures: FixturesInput = {
+  ...data.fixtures,
+  integrations: [{
+    integration_id: HTTP,
+    project_id: P,
+    kind: "http",
+    name: "CRM",
+    tools: [{ tool_id: "fa000000-0000-4000-8000-0000000000b1", name: "x" }],
+  }],
+};
+const ON_PGLITE = !process.env.DATABASE_URL &&
+  "PGlite ignores startup parameters such as timeouts";
+
+let harness: PostgresHarness;
+let proxy: TcpProxy;
+before(async () => {
+  harness = await openHarness();
+  proxy = await startTcpProxy(harness.db);
+});
+after(async () => {
+  await proxy.close();
+  await harness.close();
+});
+
+/** A store that reaches the database through the proxy. */
+function storeThroughProxy(
+  options: {
+    onQuery?: (query: string) => void;
+    exportBatchSize?: number;
+    timeout?: number;
+  } = {},
+): PostgresStore {
+  return new PostgresStore(
+    connectPostgres(harness.db.urlThrough(proxy.port), {
+      max: harness.db.max,
+      connectTimeout: 2,
+      ...options,
+    }),
+    options,
+  );
+}
+
+/** Every operation of the store, with arguments that exist. */
+function everyOperation(store: Store): [string, () => Promise<unknown>][] {
+  return [
+    ["findGrant", () => store.findGrant("0".repeat(64))],
+    ["callMessages", () => store.callMessages(P, call(1))],
+    ["transcripts", async () => {
+      for await (const _ of store.transcripts(P, allCalls)) { /* drain */ }
+    }],
+    ["deleteIntegration", () => store.deleteIntegration(P, call(99))],
+    ["findFlow", () => store.findFlow(P, call(1))],
+    ["recentCalls", () => store.recentCalls(P, 3)],
+  ];
+}
+
+/** Asserts that `action` rejects within `ms` milliseconds. */
+async function failsWithin(
+  ms: number,
+  name: string,
+  action: () => Promise<unknown>,
+): Promise<void> {
+  const started = performance.now();
+  await assert.rejects(action(), `${name} should fail`);
+  const elapsed = performance.now() - started;
+  assert.ok(elapsed < ms, `${name} took ${Math.round(elapsed)} ms`);
+}
+
+/** A port on 127.0.0.1 that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function integrationRows(): Promise<
+  { integrations: number; tools: number }
+> {
+  const [row] = await harness.sql<{ integrations: number; tools: number }[]>`
+    SELECT
+      (SELECT count(*)::int FROM integrations WHERE integration_id = ${HTTP})
+        AS integrations,
+      (SELECT count(*)::int FROM http_tools WHERE integration_id = ${HTTP})
+        AS tools`;
+  return { ...row! };
+}
+
+describe("Postgres store: faults", () => {
+  it("fails every operation at once when nothing listens", async () => {
+    const url = `postgres://postgres@127.0.0.1:${await closedPort()}/none`;
+    const store = new PostgresStore(
+      connectPostgres(url, { connectTimeout: 2 }),
+    );
+    try {
+      for (const [name, action] of everyOperation(store)) {
+        await failsWithin(1000, name, action);
+      }
+      await failsWithin(1000, "seed", () => store.seed(fixtures));
+      await failsWithin(
+        1000,
+        "openPostgresStore",
+        () => openPostgresStore(url),
+      );
+    } finally {
+      await store.close();
+    }
+  });
+
+  it("fails within the connect timeout when the server never answers", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    await proxy.setMode("stall");
+    const store = storeThroughProxy();
+    try {
+      await failsWithin(
+        4000,
+        "callMessages",
+        () => store.callMessages(P, call(1)),
+      );
+    } finally {
+      await proxy.setMode("forward");
+      proxy.cut();
+      await store.close(0);
+    }
+  });
+
+  it("fails fast while the database is down, and recovers without a restart", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    const store = storeThroughProxy();
+    try {
+      for (const [, action] of everyOperation(store)) await action();
+      await proxy.setMode("down");
+      for (let round = 0; round < 2; round += 1) {
+        for (const [name, action] of everyOperation(store)) {
+          await failsWithin(1000, name, action);
+        }
+      }
+      await proxy.setMode("forward");
+      for (const [, action] of everyOperation(store)) await action();
+      assert.equal((await store.callMessages(P, call(1)))?.length, MESSAGES);
+    } finally {
+      await proxy.setMode("forward");
+      await store.close();
+    }
+  });
+
+  it("fails within its deadline when a peer accepts and hangs up, and recovers", async () => {
+    // postgres.js reconnects to such a peer forever (porsager/postgres#1193):
+    // only the store's own deadline ends the wait.
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    const store = storeThroughProxy({ timeout: 500 });
+    try {
+      await proxy.setMode("hangup");
+      proxy.cut();
+      for (const [name, action] of everyOperation(store)) {
+        await failsWithin(1500, name, action);
+      }
+      await proxy.setMode("forward");
+      for (const [, action] of everyOperation(store)) await action();
+    } finally {
+      await proxy.setMode("forward");
+      await store.close(0);
+    }
+  });
+
+  it("deletes nothing when the connection drops as the delete is sent", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    let armed = true;
+    const store = storeThroughProxy({
+      onQuery: (query) => {
+        if (armed && query.includes("DELETE FROM integrations")) {
+          armed = false;
+          proxy.cut();
+        }
+      },
+    });
+    try {
+      await assert.rejects(store.deleteIntegration(P, HTTP));
+      assert.deepEqual(await integrationRows(), { integrations: 1, tools: 1 });
+      assert.equal(await store.deleteIntegration(P, HTTP), true);
+      assert.deepEqual(await integrationRows(), { integrations: 0, tools: 0 });
+    } finally {
+      await store.close(0);
+    }
+  });
+
+  it("commits nothing of a seed that fails at its last statement", async () => {
+    await harness.freshStore({}).then(({ close }) => close());
+    await harness.sql.unsafe(`
+      CREATE FUNCTION refuse_flows() RETURNS trigger LANGUAGE plpgsql AS
+        $$ BEGIN RAISE EXCEPTION 'flows refused'; END $$;
+      CREATE TRIGGER refuse_flows BEFORE INSERT ON flows
+        FOR EACH ROW EXECUTE FUNCTION refuse_flows();
+    `).simple();
+    const { store, close } = harness.openStore();
+    try {
+      await assert.rejects(
+        store.seed({
+          ...fixtures,
+          flows: [{
+            flow_id: "fa000000-0000-4000-8000-0000000000f1",
+            project_id: P,
+            name: "Last",
+            trigger: { type: "EMPTY" },
+          }],
+        }),
+        /flows refused/,
+      );
+      const [row] = await harness.sql`
+        SELECT (SELECT count(*)::int FROM projects) AS projects,
+          (SELECT count(*)::int FROM calls) AS calls,
+          (SELECT count(*)::int FROM integrations) AS integrations`;
+      assert.deepEqual({ ...row }, { projects: 0, calls: 0, integrations: 0 });
+    } finally {
+      await close();
+      await harness.sql.unsafe(`
+        DROP TRIGGER refuse_flows ON flows;
+        DROP FUNCTION refuse_flows();
+      `).simple();
+    }
+  });
+
+  it("throws from a transcript stream whose connection drops midway", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    const store = storeThroughProxy({ exportBatchSize: 5 });
+    try {
+      const chunks = store.transcripts(P, allCalls)[Symbol.asyncIterator]();
+      assert.equal((await chunks.next()).done, false);
+      proxy.cut();
+      await assert.rejects(async () => {
+        for (;;) {
+          const next = await chunks.next();
+          assert.equal(next.done, false, "the stream ended as if complete");
+        }
+      }, (error: unknown) => !(error instanceof assert.AssertionError));
+      assert.equal((await store.callMessages(P, call(1)))?.length, MESSAGES);
+    } finally {
+      await store.close(0);
+    }
+  });
+
+  it("aborts the ZIP response, never ends it, when the database drops midway", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    const store = storeThroughProxy({ exportBatchSize: 5 });
+    const logged: unknown[] = [];
+    try {
+      const handler = createHandler({
+        store,
+        logError: (_requestId, error) => logged.push(error),
+      });
+      const response = await handler(bulkExportRequest(TOKEN, allCalls));
+      assert.equal(response.status, 200);
+      const reader = response.body!.getReader();
+      assert.equal((await reader.read()).done, false);
+      proxy.cut();
+      await assert.rejects(async () => {
+        for (;;) {
+          const { done } = await reader.read();
+          assert.equal(done, false, "the ZIP ended as if complete");
+        }
+      }, (error: unknown) => !(error instanceof assert.AssertionError));
+      assert.equal(logged.length, 1);
+    } finally {
+      await store.close(0);
+    }
+  });
+
+  it("has the server cancel a statement past the statement timeout", {
+    skip: ON_PGLITE,
+  }, async () => {
+    const sql = connectPostgres(harness.db.url, { statementTimeout: 200 });
+    try {
+      await failsWithin(2000, "pg_sleep(5)", () => sql`SELECT pg_sleep(5)`);
+      await assert.rejects(sql`SELECT pg_sleep(5)`, { code: "57014" });
+    } finally {
+      await sql.end();
+    }
+  });
+
+  it("frees the connection of an export whose reader stalls, failing the stream", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    const store = storeThroughProxy({ exportBatchSize: 5, timeout: 300 });
+    try {
+      const chunks = store.transcripts(P, allCalls)[Symbol.asyncIterator]();
+      assert.equal((await chunks.next()).done, false);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The pool (of one connection on PGlite) serves others again...
+      assert.equal((await store.callMessages(P, call(1)))?.length, MESSAGES);
+      // ...and the stalled export fails instead of ending short.
+      await assert.rejects(async () => {
+        for (;;) assert.equal((await chunks.next()).done, false);
+      }, /reader stalled/);
+    } finally {
+      await store.close(0);
+    }
+  });
+});

@@ -1,0 +1,160 @@
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { FixturesInput } from "../src/fixtures.ts";
+import { createHandler } from "../src/handler.ts";
+import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
+import { bulkExportRequest, manyCalls } from "./support/many_calls.ts";
+import { readZip } from "./support/zip_reader.ts";
+
+const CALLS = 500;
+const { project: P, token: TOKEN, call, callIds, ...data } = manyCalls({
+  prefix: "9e",
+  calls: CALLS,
+  messages: 3,
+});
+const integration = (n: number) => `9e000000-0000-4000-8000-0000000100${n}0`;
+
+/** 500 calls of 3 messages, and ten HTTP integrations with a tool each. */
+const fixtures: FixturesInput = {
+  ...data.fixtures,
+  integrations: Array.from({ length: 10 }, (_, i) => ({
+    integration_id: integration(i),
+    project_id: P,
+    kind: "http" as const,
+    name: `CRM ${i}`,
+    tools: [{
+      tool_id: `9e000000-0000-4000-8000-0000000200${i}0`,
+      name: "lookup",
+    }],
+  })),
+};
+
+let harness: PostgresHarness;
+before(async () => harness = await openHarness());
+after(() => harness.close());
+
+/** A store whose statements are counted, on a connection already open. */
+async function countedStore() {
+  let count = 0;
+  const seeded = await harness.freshStore(fixtures, {
+    onQuery: () => count += 1,
+    exportBatchSize: 100,
+  });
+  return {
+    ...seeded,
+    /** How many statements `action` sends. */
+    async statements(action: () => Promise<unknown>): Promise<number> {
+      const before = count;
+      await action();
+      return count - before;
+    },
+  };
+}
+
+/** Reads a whole export; returns how many calls it held. */
+async function drain(
+  stream: AsyncIterable<{ callId: string }>,
+): Promise<number> {
+  const calls = new Set<string>();
+  for await (const chunk of stream) calls.add(chunk.callId);
+  return calls.size;
+}
+
+describe("Postgres store: queries per operation", () => {
+  it("exports 1 or 500 calls in one query, read through a cursor", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      assert.equal(
+        await statements(() => drain(store.transcripts(P, [call(7)]))),
+        1,
+      );
+      let calls = 0;
+      assert.equal(
+        await statements(async () =>
+          calls = await drain(store.transcripts(P, callIds))
+        ),
+        1,
+      );
+      assert.equal(calls, CALLS);
+      const unknown = Array.from({ length: CALLS }, (_, i) => call(10_000 + i));
+      assert.equal(
+        await statements(() => drain(store.transcripts(P, unknown))),
+        1,
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  it("serves a 500-id export through the handler in two queries: the token, the export", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      const handler = createHandler({ store });
+      const bulk = (ids: string[]) => handler(bulkExportRequest(TOKEN, ids));
+      let entries = 0;
+      assert.equal(
+        await statements(async () => {
+          const response = await bulk(callIds);
+          assert.equal(response.status, 200);
+          entries = readZip(new Uint8Array(await response.arrayBuffer()))
+            .length;
+        }),
+        2,
+      );
+      assert.equal(entries, CALLS);
+      assert.equal(
+        await statements(async () => {
+          const response = await bulk([call(10_000)]);
+          assert.equal(response.status, 404);
+          await response.body?.cancel();
+        }),
+        2,
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  it("answers every other operation in a constant number of statements", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      assert.equal(await statements(() => store.findGrant("0".repeat(64))), 1);
+      assert.equal(await statements(() => store.callMessages(P, call(3))), 1);
+      assert.equal(await statements(() => store.recentCalls(P, 3)), 1);
+      assert.equal(await statements(() => store.recentCalls(P, 500)), 1);
+      assert.equal(await statements(() => store.findFlow(P, call(1))), 1);
+      // One DELETE: the tools and the cache go by cascade in that statement.
+      assert.equal(
+        await statements(() => store.deleteIntegration(P, integration(1))),
+        1,
+      );
+    } finally {
+      await close();
+    }
+  });
+});
+
+describe("Postgres store: concurrent deletes", () => {
+  it("gives true to exactly one of two services deleting the same integration", async () => {
+    // Two stores on pools of their own: two instances of the service. On a
+    // real server the deletes overlap for real; PGlite runs one at a time.
+    const first = await harness.freshStore(fixtures);
+    const second = harness.openStore();
+    try {
+      for (let i = 0; i < 10; i += 1) {
+        const results = await Promise.all([
+          first.store.deleteIntegration(P, integration(i)),
+          second.store.deleteIntegration(P, integration(i)),
+        ]);
+        assert.deepEqual(results.toSorted(), [false, true], `round ${i}`);
+      }
+      const [left] = await harness.sql`
+        SELECT (SELECT count(*)::int FROM integrations) AS integrations,
+          (SELECT count(*)::int FROM http_tools) AS tools`;
+      assert.deepEqual({ ...left }, { integrations: 0, tools: 0 });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
