@@ -23,10 +23,11 @@ export interface ConnectPostgresOptions {
    */
   statementTimeout?: number;
   /**
-   * Milliseconds a session may wait for its client inside a transaction (an
-   * export whose reader has stalled, a client that vanished mid-transaction)
-   * before the server ends it, sent as `idle_in_transaction_session_timeout`;
-   * `0` sends nothing. Default 60000.
+   * Milliseconds a session may sit idle inside an open transaction (its
+   * client gone mid-seed or mid-migration) before the server ends it and
+   * frees its locks, sent as `idle_in_transaction_session_timeout`; `0` sends
+   * nothing. Default 60000. (An export's cursor is not covered: the store's
+   * own `timeout` frees the connection of a stalled export.)
    */
   idleInTransactionTimeout?: number;
   /** Called with each statement as it is sent: for logging or counting. */
