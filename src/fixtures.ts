@@ -141,17 +141,22 @@ export function parseFixtures(
   options: ParseFixturesOptions = {},
 ): Fixtures {
   const root = object(input, "fixtures");
-  const projectIds = new Set<string>(options.knownProjectIds);
+  const declaredProjectIds = new Set<string>();
   const projects = list(root, "projects", "").map((item, i) => {
     const path = `projects[${i}]`;
     const entry = object(item, path);
     const project_id = unique(
       uuid(entry, "project_id", path),
-      projectIds,
+      declaredProjectIds,
       path,
     );
     return { project_id, name: text(entry, "name", path) };
   });
+  // Entries may refer to projects of this document or already stored ones.
+  const projectIds = new Set([
+    ...options.knownProjectIds ?? [],
+    ...declaredProjectIds,
+  ]);
 
   const tokenSet = new Set<string>();
   const tokens = list(root, "tokens", "").map((item, i) => {

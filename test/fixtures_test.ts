@@ -248,6 +248,16 @@ describe("parseFixtures canonical form", () => {
       "tokens[0].project_id",
     );
   });
+
+  it("accepts a document that declares again a project the caller knows", () => {
+    const fixtures = parseFixtures(
+      { projects: [{ project_id: GLOBEX, name: "Globex, renamed" }] },
+      { knownProjectIds: [GLOBEX] },
+    );
+    assert.deepEqual(fixtures.projects, [
+      { project_id: GLOBEX, name: "Globex, renamed" },
+    ]);
+  });
 });
 
 describe("parseFixtures refuses a broken document with the offending path", () => {
