@@ -199,13 +199,21 @@ describe(`HTTP server on ${runtimeName()}`, () => {
   });
 
   it("aborts the response when the export fails midway, never ending a truncated ZIP", async () => {
-    const response = await fetch(`${failing.url}/v1/call/message/bulk`, {
+    // The connection is cut: before the headers arrive or while the body is
+    // read, depending on how much the runtime has flushed; never a clean end.
+    const outcome = await fetch(`${failing.url}/v1/call/message/bulk`, {
       method: "POST",
       headers: { ...auth(TOKENS.owner), "content-type": "application/json" },
       body: JSON.stringify({ call_ids: [CALLS.first, CALLS.second] }),
-    });
-    assert.equal(response.status, 200);
-    await assert.rejects(response.arrayBuffer());
+    }).then(
+      (response) =>
+        response.arrayBuffer().then(
+          () => `ended cleanly with ${response.status}`,
+          () => "aborted",
+        ),
+      () => "aborted",
+    );
+    assert.equal(outcome, "aborted");
     assert.ok(
       logged.some((error) =>
         (error as Error).message === "connection to storage lost"
