@@ -55,12 +55,25 @@ export function transcriptArchive(
       fail = (error) => controller.error(error);
     },
   });
+  const output = readable.getReader();
+  let cancelled = false;
   writeArchive(writable, first, rest, options).catch((error: unknown) => {
     fail(error);
-    options.onError(error);
+    // A reader that went away is not a failure worth a log line.
+    if (!cancelled) options.onError(error);
     rest.return?.().catch(() => {});
   });
-  return readable;
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await output.read();
+      if (done) controller.close();
+      else controller.enqueue(value);
+    },
+    cancel(reason) {
+      cancelled = true;
+      return output.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }
 
 async function writeArchive(

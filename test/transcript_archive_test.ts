@@ -90,9 +90,10 @@ describe("transcriptArchive", () => {
     await reader.cancel();
   });
 
-  it("closes the chunk iterator when the reader cancels", async () => {
+  it("closes the chunk iterator when the reader cancels, and reports no error", async () => {
     const source = countingSource(50, 100);
-    const reader = (await archiveOf(source)).getReader();
+    const errors: unknown[] = [];
+    const reader = (await archiveOf(source, errors)).getReader();
     await reader.read();
     await reader.cancel();
     for (let i = 0; i < 50 && !source.state.closed; i += 1) {
@@ -100,6 +101,7 @@ describe("transcriptArchive", () => {
     }
     assert.equal(source.state.closed, true);
     assert.ok(source.state.produced < 5000);
+    assert.deepEqual(errors, []);
   });
 
   it("errors the stream, never ending it cleanly, when the chunks fail midway", async () => {
