@@ -57,4 +57,4 @@ export {
   type ValidationIssue,
 } from "./src/request_validation_error.ts";
 export { hashToken } from "./src/token_hash.ts";
-export { openApiDocument } from "./src/openapi.ts";
+export { type OpenApiDocument, openApiDocument } from "./src/openapi.ts";

@@ -45,45 +45,62 @@ export interface MockStateOptions {
 
 /** A project to add; the id is generated when left out. */
 export interface NewProject {
+  /** The project's id (UUID). Default: a random one. */
   project_id?: string;
+  /** The project's name. Default: `Project`. */
   name?: string;
 }
 
 /** A token to add. Default: a random token with the owner role. */
 export interface NewToken {
+  /**
+   * The token as clients send it after `Bearer `. Default: `mock_` and 32
+   * random hex digits.
+   */
   token?: string;
   /** Default: the mock's default project. */
   project_id?: string;
+  /** The token's role within its project. Default: `owner`. */
   role?: Role;
 }
 
 /** A call to add; the id is generated and `created_at` is now by default. */
 export interface NewCall {
+  /** The call's id (UUID). Default: a random one. */
   call_id?: string;
   /** Default: the mock's default project. */
   project_id?: string;
   /** ISO 8601 with an offset. */
   created_at?: string;
+  /** The transcript's messages, in order. Default: none. */
   messages?: Record<string, unknown>[];
 }
 
 /** An MCP integration to add, with its tool cache. */
 export interface NewMcpIntegration {
+  /** Marks an MCP integration. */
   kind: "mcp";
+  /** The integration's id (UUID). Default: a random one. */
   integration_id?: string;
   /** Default: the mock's default project. */
   project_id?: string;
+  /** The integration's name. Default: `mcp integration`. */
   name?: string;
+  /** The cached tools, each any JSON object. Default: none. */
   cached_tools?: Record<string, unknown>[];
 }
 
 /** An HTTP integration to add, with its HTTP tools. */
 export interface NewHttpIntegration {
+  /** Marks an HTTP integration. */
   kind: "http";
+  /** The integration's id (UUID). Default: a random one. */
   integration_id?: string;
   /** Default: the mock's default project. */
   project_id?: string;
+  /** The integration's name. Default: `http integration`. */
   name?: string;
+  /** The HTTP tools, each with a random id unless given one. Default: none. */
   tools?: { tool_id?: string; name: string }[];
 }
 
@@ -92,10 +109,13 @@ export type NewIntegration = NewMcpIntegration | NewHttpIntegration;
 
 /** A workflow to add. */
 export interface NewFlow {
+  /** The workflow's id (UUID). Default: a random one. */
   flow_id?: string;
   /** Default: the mock's default project. */
   project_id?: string;
+  /** The workflow's name. Default: `Flow`. */
   name?: string;
+  /** What starts the workflow; `{ type: "EMPTY" }` for nothing. */
   trigger: Trigger;
 }
 

@@ -6,11 +6,14 @@
  *
  * @module
  */
-import { http } from "msw";
+import { http, type HttpHandler } from "msw";
 import type { Handler } from "../src/handler.ts";
 
-/** An MSW request handler, of the MSW version the project has installed. */
-export type MswHandler = ReturnType<typeof http.all>;
+/**
+ * An MSW request handler, of the MSW version the project has installed: what
+ * `http.all` returns in MSW 2 and 3.
+ */
+export type MswHandler = HttpHandler;
 
 /**
  * MSW request handlers that hand every request under `baseUrl` to `handler`.

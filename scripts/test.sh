@@ -13,6 +13,8 @@ step "deno lint"
 deno lint
 step "deno check"
 deno check mod.ts src/ mock/ test/ bench/
+step "deno doc --lint"
+deno doc --lint mod.ts mock/mod.ts src/postgres/mod.ts
 
 step "node --test ($(node --version))"
 node --test --test-concurrency=1 'test/**/*_test.ts'

@@ -12,47 +12,67 @@ import { parseUuid } from "./uuid.ts";
 
 /** A project. */
 export interface ProjectFixture {
+  /** The project's id: a UUID, lowercase hyphenated once parsed. */
   project_id: string;
+  /** The project's name, not empty. */
   name: string;
 }
 
 /** A bearer token in clear; stores keep only its hash. */
 export interface TokenFixture {
+  /** The token as clients send it after `Bearer `; unique, not empty. */
   token: string;
+  /** The project the token grants access to (UUID). */
   project_id: string;
+  /** The token's role within that project. */
   role: Role;
 }
 
 /** A call with its transcript; each message is any JSON object. */
 export interface CallFixture {
+  /** The call's id (UUID). */
   call_id: string;
+  /** The project the call belongs to (UUID). */
   project_id: string;
   /** ISO 8601 date-time. */
   created_at: string;
+  /** The transcript's messages, in order. */
   messages: Record<string, unknown>[];
 }
 
 /** An HTTP tool of an HTTP integration. */
 export interface ToolFixture {
+  /** The tool's id (UUID), unique across every integration. */
   tool_id: string;
+  /** The tool's name, not empty. */
   name: string;
 }
 
 /** An MCP integration, with its tool cache. */
 export interface McpIntegrationFixture {
+  /** The integration's id (UUID). */
   integration_id: string;
+  /** The project the integration belongs to (UUID). */
   project_id: string;
+  /** Marks an MCP integration. */
   kind: "mcp";
+  /** The integration's name, not empty. */
   name: string;
+  /** The cached tools, each any JSON object, kept as given. */
   cached_tools: Record<string, unknown>[];
 }
 
 /** An HTTP integration, with its HTTP tools. */
 export interface HttpIntegrationFixture {
+  /** The integration's id (UUID). */
   integration_id: string;
+  /** The project the integration belongs to (UUID). */
   project_id: string;
+  /** Marks an HTTP integration. */
   kind: "http";
+  /** The integration's name, not empty. */
   name: string;
+  /** The integration's HTTP tools. */
   tools: ToolFixture[];
 }
 
@@ -61,18 +81,27 @@ export type IntegrationFixture = McpIntegrationFixture | HttpIntegrationFixture;
 
 /** A workflow with its trigger. */
 export interface FlowFixture {
+  /** The workflow's id (UUID). */
   flow_id: string;
+  /** The project the workflow belongs to (UUID). */
   project_id: string;
+  /** The workflow's name, not empty. */
   name: string;
+  /** What starts the workflow; `{ type: "EMPTY" }` when nothing does. */
   trigger: Trigger;
 }
 
 /** A whole fixtures document, every list present. */
 export interface Fixtures {
+  /** The projects, which every other entry refers to. */
   projects: ProjectFixture[];
+  /** The bearer tokens, in clear. */
   tokens: TokenFixture[];
+  /** The calls, with their transcripts. */
   calls: CallFixture[];
+  /** The integrations, MCP and HTTP. */
   integrations: IntegrationFixture[];
+  /** The workflows. */
   flows: FlowFixture[];
 }
 
@@ -106,6 +135,8 @@ export class FixturesError extends Error {
   readonly path: string;
 
   /**
+   * Creates the error for the value at `path`.
+   *
    * @param path Where the problem is.
    * @param problem What is wrong there.
    */

@@ -6,8 +6,11 @@
 
 /** The body of every error response but request validation's. */
 export interface ErrorResponseBody {
+  /** Always `"error"`. */
   status: "error";
+  /** The machine-readable SCREAMING_SNAKE_CASE code, e.g. `FLOW_NOT_FOUND`. */
   error_code: string;
+  /** The human-readable detail. */
   message: string;
 }
 
@@ -43,6 +46,8 @@ export class HttpError extends Error {
   readonly headers: HeadersInit | undefined;
 
   /**
+   * Creates an error that renders with the given status and body.
+   *
    * @param status The HTTP status code.
    * @param errorCode The machine-readable error code.
    * @param message The human-readable detail sent to the client.

@@ -180,10 +180,12 @@ export class MemoryStore implements Store {
     return this.#integrations.has(integrationId);
   }
 
+  /** Looks up a token's grant in memory by the token's SHA-256 hex digest. */
   findGrant(tokenHash: string): Promise<Grant | undefined> {
     return Promise.resolve(this.#grants.get(tokenHash));
   }
 
+  /** A copy of a call's messages as JSON texts, or `undefined`. */
   callMessages(
     projectId: string,
     callId: string,
@@ -192,6 +194,7 @@ export class MemoryStore implements Store {
     return Promise.resolve(call && [...call.messages]);
   }
 
+  /** Yields one chunk per requested call that has messages, in order. */
   async *transcripts(
     projectId: string,
     callIds: readonly string[],
@@ -204,6 +207,7 @@ export class MemoryStore implements Store {
     }
   }
 
+  /** Deletes the integration with its HTTP tools and its MCP tool cache. */
   deleteIntegration(
     projectId: string,
     integrationId: string,
@@ -214,11 +218,13 @@ export class MemoryStore implements Store {
     return Promise.resolve(true);
   }
 
+  /** A workflow of the project, or `undefined`. */
   findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
     const flow = this.#flows.get(flowId);
     return Promise.resolve(flow?.projectId === projectId ? flow : undefined);
   }
 
+  /** The project's most recent calls, newest first, then by call id. */
   recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
     const calls: CallSummary[] = [];
     for (const [callId, call] of this.#calls) {

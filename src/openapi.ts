@@ -39,10 +39,15 @@ const commonErrors = {
 
 /** The shape of {@linkcode openApiDocument}. */
 export interface OpenApiDocument {
+  /** The OpenAPI version the document follows, `3.1.0`. */
   openapi: string;
+  /** The API's title, version and description. */
   info: { title: string; version: string; description: string };
+  /** The security requirements of every operation: a bearer token. */
   security: Record<string, string[]>[];
+  /** The operations, by path, then by lowercase HTTP method. */
   paths: Record<string, Record<string, unknown>>;
+  /** The security schemes, and the schemas the operations refer to. */
   components: {
     securitySchemes: Record<string, unknown>;
     schemas: Record<string, unknown>;

@@ -20,6 +20,7 @@ export interface ValidationIssue {
 
 /** The HTTPValidationError body. */
 export interface HttpValidationErrorBody {
+  /** Every violation found, in the order Pydantic reports them. */
   detail: ValidationIssue[];
 }
 
@@ -41,7 +42,11 @@ export class RequestValidationError extends Error {
   /** Every violation found, in the order Pydantic reports them. */
   readonly issues: ValidationIssue[];
 
-  /** @param issues The violations, at least one. */
+  /**
+   * Creates the error for the violations found.
+   *
+   * @param issues The violations, at least one.
+   */
   constructor(issues: ValidationIssue[]) {
     super(`Request validation failed: ${issues.length} error(s)`);
     this.name = "RequestValidationError";

@@ -39,17 +39,23 @@ export type Trigger =
 
 /** A workflow as the trigger test needs it. */
 export interface Flow {
+  /** The workflow's id (lowercase hyphenated UUID). */
   flowId: string;
+  /** The project the workflow belongs to (lowercase hyphenated UUID). */
   projectId: string;
+  /** The workflow's name. */
   name: string;
+  /** What starts the workflow. */
   trigger: Trigger;
 }
 
 /** A call as the `call_ended` trigger reports it. */
 export interface CallSummary {
+  /** The call's id (lowercase hyphenated UUID). */
   callId: string;
   /** ISO 8601 timestamp in UTC, e.g. `2026-01-02T03:04:05.000Z`. */
   createdAt: string;
+  /** How many messages the call's transcript holds. */
   messageCount: number;
 }
 
@@ -59,6 +65,7 @@ export interface CallSummary {
  * interleaved with another call's.
  */
 export interface TranscriptChunk {
+  /** The call the messages belong to (lowercase hyphenated UUID). */
   callId: string;
   /** Each message serialised as JSON text, in transcript order. Never empty. */
   messages: string[];

@@ -59,6 +59,8 @@ export class PostgresStore implements Store {
   readonly #timeout: number;
 
   /**
+   * Creates a store on a pool; the constructor sends no query.
+   *
    * @param sql The pool to use; {@linkcode PostgresStore.close} ends it.
    * @param options Export batch size and deadline.
    */
@@ -91,6 +93,7 @@ export class PostgresStore implements Store {
     return this.#sql.end({ timeout });
   }
 
+  /** Looks up a token's grant by the token's SHA-256 hex digest. */
   async findGrant(tokenHash: string): Promise<Grant | undefined> {
     const [row] = await this.#ask(
       this.#sql<{ project_id: string; role: Role }[]>`
@@ -99,6 +102,7 @@ export class PostgresStore implements Store {
     return row && { projectId: row.project_id, role: row.role };
   }
 
+  /** A call's messages as JSON texts in one query, or `undefined`. */
   async callMessages(
     projectId: string,
     callId: string,
@@ -148,6 +152,7 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** Deletes the integration and, by cascade, its tools and tool cache. */
   async deleteIntegration(
     projectId: string,
     integrationId: string,
@@ -162,6 +167,7 @@ export class PostgresStore implements Store {
     return deleted.count === 1;
   }
 
+  /** A workflow of the project, or `undefined`. */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
     const [row] = await this.#ask(
       this.#sql<{ name: string; trigger: Trigger }[]>`
@@ -171,6 +177,7 @@ export class PostgresStore implements Store {
     return row && { flowId, projectId, name: row.name, trigger: row.trigger };
   }
 
+  /** The project's most recent calls, newest first, then by call id. */
   async recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
     const rows = await this.#ask(
       this.#sql<
