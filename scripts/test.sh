@@ -16,6 +16,9 @@ deno check mod.ts src/ mock/ test/ bench/
 step "deno doc --lint"
 deno doc --lint mod.ts mock/mod.ts src/postgres/mod.ts
 
+step "deno test --doc (the JSDoc examples)"
+deno test --doc --allow-all --quiet mod.ts src/ mock/
+
 step "node --test ($(node --version))"
 node --test --test-concurrency=1 'test/**/*_test.ts'
 step "deno test ($(deno --version | head -1))"
