@@ -734,90 +734,41 @@ export function runApiSuite(name: string, makeStore: StoreFactory): void {
       });
 
       it("answers every endpoint as the OpenAPI document describes", async () => {
-        const cases: [string, string, Response][] = [
-          ["post", "/v1/call/message/bulk", await client.bulk([CALLS.first])],
-          ["post", "/v1/call/message/bulk", await client.bulk([CALLS.unknown])],
-          ["post", "/v1/call/message/bulk", await client.bulk(["x", 1])],
-          ["post", "/v1/call/message/bulk", await client.bulk([], "nope")],
-          [
-            "post",
-            "/v1/call/message/bulk",
+        const responses: Record<string, Response[]> = {
+          "post /v1/call/message/bulk": [
+            await client.bulk([CALLS.first]),
+            await client.bulk([CALLS.unknown]),
+            await client.bulk(["x", 1]),
+            await client.bulk([], "nope"),
             await client.bulk([CALLS.first], TOKENS.billing),
           ],
-          [
-            "get",
-            "/v1/call/{call_id}/message",
+          "get /v1/call/{call_id}/message": [
             await client.messages(CALLS.first),
-          ],
-          [
-            "get",
-            "/v1/call/{call_id}/message",
             await client.messages(CALLS.unknown),
-          ],
-          ["get", "/v1/call/{call_id}/message", await client.messages("x")],
-          [
-            "get",
-            "/v1/call/{call_id}/message",
+            await client.messages("x"),
             await client.messages(CALLS.first, TOKENS.billing),
           ],
-          [
-            "delete",
-            "/v1/integration/{integration_id}",
+          "delete /v1/integration/{integration_id}": [
             await client.deleteIntegration(INTEGRATIONS.mcp),
-          ],
-          [
-            "delete",
-            "/v1/integration/{integration_id}",
             await client.deleteIntegration(INTEGRATIONS.mcp),
-          ],
-          [
-            "delete",
-            "/v1/integration/{integration_id}",
             await client.deleteIntegration("x"),
-          ],
-          [
-            "delete",
-            "/v1/integration/{integration_id}",
             await client.deleteIntegration(INTEGRATIONS.http, TOKENS.member),
           ],
-          [
-            "post",
-            "/v1/workflow/{flow_id}/trigger/test",
+          "post /v1/workflow/{flow_id}/trigger/test": [
             await client.triggerTest(FLOWS.webhook),
-          ],
-          [
-            "post",
-            "/v1/workflow/{flow_id}/trigger/test",
             await client.triggerTest(FLOWS.callEnded),
-          ],
-          [
-            "post",
-            "/v1/workflow/{flow_id}/trigger/test",
             await client.triggerTest(FLOWS.schedule),
-          ],
-          [
-            "post",
-            "/v1/workflow/{flow_id}/trigger/test",
             await client.triggerTest(FLOWS.empty),
-          ],
-          [
-            "post",
-            "/v1/workflow/{flow_id}/trigger/test",
             await client.triggerTest(FLOWS.unknown),
-          ],
-          [
-            "post",
-            "/v1/workflow/{flow_id}/trigger/test",
             await client.triggerTest("x"),
-          ],
-          [
-            "post",
-            "/v1/workflow/{flow_id}/trigger/test",
             await client.triggerTest(FLOWS.webhook, TOKENS.viewer),
           ],
-        ];
-        for (const [method, path, response] of cases) {
-          await assertMatchesOpenApi(method, path, response);
+        };
+        for (const [operation, answers] of Object.entries(responses)) {
+          const [method, path] = operation.split(" ") as [string, string];
+          for (const response of answers) {
+            await assertMatchesOpenApi(method, path, response);
+          }
         }
       });
     });
