@@ -3,6 +3,12 @@
  *
  * @module
  */
+import {
+  countBody,
+  type FinishedRequest,
+  type RequestFinishedListener,
+} from "./finished_request.ts";
+import { healthz, readyz } from "./health.ts";
 import { HttpError } from "./http_error.ts";
 import { openApiDocument } from "./openapi.ts";
 import { bulkDownload } from "./operations/bulk_download.ts";
@@ -12,6 +18,7 @@ import { deleteIntegration } from "./operations/delete_integration.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./request_validation_error.ts";
 import { Router } from "./router.ts";
+import { assertRuntimeSupport } from "./runtime_support.ts";
 import type { Store } from "./store.ts";
 
 /** A Fetch API handler. */
@@ -31,10 +38,24 @@ export interface HandlerOptions {
    * Default: one line on `console.error`.
    */
   logError?: ErrorLogger;
+  /**
+   * Called once per request when its response is over (for a streamed export:
+   * when the last byte was handed over, or the client went away), with what
+   * an access log needs. Never holds a token, a body or a query string.
+   * Default: none.
+   */
+  onRequestFinished?: RequestFinishedListener;
+  /**
+   * How long `GET /readyz` waits for the store's `ping()` before answering
+   * 503, in milliseconds. Default 2000.
+   */
+  readinessTimeout?: number;
 }
 
 const router = new Router<Operation>([
   { method: "GET", pattern: "/openapi.json", target: serveOpenApi },
+  { method: "GET", pattern: "/healthz", target: healthz },
+  { method: "GET", pattern: "/readyz", target: readyz },
   { method: "POST", pattern: "/v1/call/message/bulk", target: bulkDownload },
   {
     method: "GET",
@@ -78,12 +99,15 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  * ```
  */
 export function createHandler(options: HandlerOptions): Handler {
+  assertRuntimeSupport();
   const { store, now = () => new Date(), logError = logToConsole } = options;
-  return async (request) => {
-    const incomingId = request.headers.get("x-request-id");
-    const requestId = incomingId !== null && REQUEST_ID.test(incomingId)
-      ? incomingId
-      : crypto.randomUUID();
+  const { onRequestFinished, readinessTimeout = 2000 } = options;
+  /** Answers a request; `facts` collects what the access log needs. */
+  const handle = async (
+    request: Request,
+    requestId: string,
+    facts?: RequestFacts,
+  ): Promise<Response> => {
     const reportError = (error: unknown) => logError(requestId, error);
     let response: Response;
     try {
@@ -91,13 +115,94 @@ export function createHandler(options: HandlerOptions): Handler {
         request.method,
         new URL(request.url).pathname,
       );
-      response = await target({ request, params, store, now, reportError });
+      response = await target({
+        request,
+        params,
+        store: facts === undefined ? store : grantRecorder(store, facts),
+        now,
+        reportError,
+        readinessTimeout,
+      });
     } catch (error) {
+      if (facts !== undefined) facts.errorCode = errorCodeOf(error);
       response = errorResponse(error, requestId, reportError);
     }
     response.headers.set("x-request-id", requestId);
     return response;
   };
+  if (onRequestFinished === undefined) {
+    return (request) => handle(request, requestIdOf(request));
+  }
+  return async (request) => {
+    const started = performance.now();
+    const time = new Date().toISOString();
+    const requestId = requestIdOf(request);
+    const facts: RequestFacts = {};
+    const response = await handle(request, requestId, facts);
+    return countBody(response, (bytes, aborted) => {
+      const finished: FinishedRequest = {
+        time,
+        requestId,
+        method: request.method,
+        path: pathOf(request.url),
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        bytes,
+      };
+      if (facts.projectId !== undefined) finished.projectId = facts.projectId;
+      if (facts.errorCode !== undefined) finished.errorCode = facts.errorCode;
+      if (aborted !== undefined) finished.aborted = aborted;
+      onRequestFinished(finished);
+    });
+  };
+}
+
+/** What the access log learns while a request is handled. */
+interface RequestFacts {
+  projectId?: string;
+  errorCode?: string;
+}
+
+/** The request id to use: the client's when plain, a fresh UUID otherwise. */
+function requestIdOf(request: Request): string {
+  const incomingId = request.headers.get("x-request-id");
+  return incomingId !== null && REQUEST_ID.test(incomingId)
+    ? incomingId
+    : crypto.randomUUID();
+}
+
+/** The `error_code` an error renders with (`VALIDATION_ERROR` for a 422). */
+function errorCodeOf(error: unknown): string {
+  if (error instanceof HttpError) return error.errorCode;
+  if (error instanceof RequestValidationError) return "VALIDATION_ERROR";
+  return "INTERNAL_SERVER_ERROR";
+}
+
+/** The store, noting the project of the grant its `findGrant` finds. */
+function grantRecorder(store: Store, facts: RequestFacts): Store {
+  return {
+    findGrant: async (tokenHash) => {
+      const grant = await store.findGrant(tokenHash);
+      if (grant !== undefined) facts.projectId = grant.projectId;
+      return grant;
+    },
+    callMessages: (projectId, callId) => store.callMessages(projectId, callId),
+    transcripts: (projectId, callIds) => store.transcripts(projectId, callIds),
+    deleteIntegration: (projectId, integrationId) =>
+      store.deleteIntegration(projectId, integrationId),
+    findFlow: (projectId, flowId) => store.findFlow(projectId, flowId),
+    recentCalls: (projectId, limit) => store.recentCalls(projectId, limit),
+    ping: () => store.ping(),
+  };
+}
+
+/** A URL's path without its query string, however the URL is spelled. */
+function pathOf(url: string): string {
+  try {
+    return new URL(url).pathname;
+  } catch {
+    return "";
+  }
 }
 
 function serveOpenApi(): Promise<Response> {

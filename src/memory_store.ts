@@ -242,6 +242,11 @@ export class MemoryStore implements Store {
     return Promise.resolve(calls.slice(0, limit));
   }
 
+  /** Always ready: memory needs no connection. */
+  ping(): Promise<void> {
+    return Promise.resolve();
+  }
+
   #call(projectId: string, callId: string): StoredCall | undefined {
     const call = this.#calls.get(callId);
     return call?.projectId === projectId ? call : undefined;

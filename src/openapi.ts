@@ -75,6 +75,47 @@ export const openApiDocument: OpenApiDocument = {
   },
   security: [{ HTTPBearer: [] }],
   paths: {
+    "/healthz": {
+      get: {
+        operationId: "healthz",
+        summary: "Liveness probe",
+        description:
+          "The process answers. Touches no store; needs no token. Not in the access log at the default level.",
+        security: [],
+        responses: {
+          "200": {
+            description: "The process is up",
+            content: {
+              "application/json": {
+                schema: { $ref: "#/components/schemas/HealthResponse" },
+              },
+            },
+          },
+        },
+      },
+    },
+    "/readyz": {
+      get: {
+        operationId: "readyz",
+        summary: "Readiness probe",
+        description:
+          "The store answers a trivial query within a short deadline (2 s by default). Needs no token. Not in the access log at the default level.",
+        security: [],
+        responses: {
+          "200": {
+            description: "Ready to serve",
+            content: {
+              "application/json": {
+                schema: { $ref: "#/components/schemas/HealthResponse" },
+              },
+            },
+          },
+          "503": errorResponse(
+            "The store did not answer in time (`SERVICE_UNAVAILABLE`)",
+          ),
+        },
+      },
+    },
     "/v1/call/message/bulk": {
       post: {
         operationId: "bulkDownloadTranscripts",
@@ -221,6 +262,12 @@ export const openApiDocument: OpenApiDocument = {
             items: { type: "object", additionalProperties: true },
           },
         },
+      },
+      HealthResponse: {
+        type: "object",
+        title: "HealthResponse",
+        required: ["status"],
+        properties: { status: { type: "string", const: "ok" } },
       },
       ErrorResponseSchema: {
         type: "object",

@@ -123,4 +123,10 @@ export interface Store {
 
   /** The project's most recent calls, newest first, at most `limit`. */
   recentCalls(projectId: string, limit: number): Promise<CallSummary[]>;
+
+  /**
+   * Resolves once the store answers a trivial query (for `GET /readyz`);
+   * rejects when it cannot be reached.
+   */
+  ping(): Promise<void>;
 }

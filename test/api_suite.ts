@@ -719,6 +719,17 @@ export function runApiSuite(name: string, makeStore: StoreFactory): void {
         assert.match(made.headers.get("x-request-id") ?? "", /^[0-9a-f-]{36}$/);
       });
 
+      it("answers /healthz and /readyz without a token, 405 to other methods", async () => {
+        for (const path of ["/healthz", "/readyz"]) {
+          const response = await client.request("GET", path);
+          assert.equal(response.status, 200, path);
+          assert.deepEqual(await response.json(), { status: "ok" });
+          const post = await client.request("POST", path);
+          assert.equal(post.headers.get("allow"), "GET");
+          await assertError(post, 405, "METHOD_NOT_ALLOWED");
+        }
+      });
+
       it("serves the OpenAPI 3.1 document without a token", async () => {
         const response = await client.request("GET", "/openapi.json");
         assert.equal(response.status, 200);
@@ -726,6 +737,8 @@ export function runApiSuite(name: string, makeStore: StoreFactory): void {
         assert.equal(document.openapi, "3.1.0");
         assert.equal(document.info.version, "0.1.0");
         assert.deepEqual(Object.keys(document.paths).sort(), [
+          "/healthz",
+          "/readyz",
           "/v1/call/message/bulk",
           "/v1/call/{call_id}/message",
           "/v1/integration/{integration_id}",
@@ -763,6 +776,8 @@ export function runApiSuite(name: string, makeStore: StoreFactory): void {
             await client.triggerTest("x"),
             await client.triggerTest(FLOWS.webhook, TOKENS.viewer),
           ],
+          "get /healthz": [await client.request("GET", "/healthz")],
+          "get /readyz": [await client.request("GET", "/readyz")],
         };
         for (const [operation, answers] of Object.entries(responses)) {
           const [method, path] = operation.split(" ") as [string, string];

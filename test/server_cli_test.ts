@@ -361,7 +361,7 @@ describe("the API server (src/main.ts)", () => {
     }
   });
 
-  for (const port of ["", "abc", "70000", "80.5"]) {
+  for (const port of ["", "abc", "70000", "80.5", " 80", "80 ", "+80", "8e3"]) {
     it(`refuses PORT=${JSON.stringify(port)} with a message naming PORT`, async () => {
       await withServer(serverEnv({ PORT: port }), async (server) => {
         const exit = await server.exit();

@@ -15,6 +15,8 @@ export interface OperationContext {
   now: () => Date;
   /** Logs a failure that happens after the response has started. */
   reportError: (error: unknown) => void;
+  /** How long `GET /readyz` waits for the store, in ms. Default 2000. */
+  readinessTimeout?: number;
 }
 
 /** An operation: one endpoint's work. */

@@ -198,6 +198,11 @@ export class PostgresStore implements Store {
     }));
   }
 
+  /** Sends `SELECT 1`: resolves once Postgres answers. */
+  async ping(): Promise<void> {
+    await this.#ask(this.#sql`SELECT 1`);
+  }
+
   /** Runs a query, failing when Postgres has not answered by the deadline. */
   #ask<T extends readonly MaybeRow[]>(
     query: PendingQuery<T>,

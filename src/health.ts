@@ -1,0 +1,75 @@
+/**
+ * The probes a load balancer or an orchestrator calls, without a token:
+ * `GET /healthz` (the process answers) and `GET /readyz` (the store answers
+ * too, within a short deadline).
+ *
+ * @module
+ */
+import { HttpError } from "./http_error.ts";
+import { json, type OperationContext } from "./operations/context.ts";
+
+/**
+ * `GET /healthz`: 200 `{"status": "ok"}` whenever the process can answer;
+ * the store is not touched.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { healthz } from "./health.ts";
+ *
+ * const response = await healthz();
+ * assert.deepEqual(await response.json(), { status: "ok" });
+ * ```
+ */
+export function healthz(): Promise<Response> {
+  return Promise.resolve(json({ status: "ok" }));
+}
+
+/**
+ * `GET /readyz`: 200 `{"status": "ok"}` once the store's `ping()` resolves
+ * within `readinessTimeout` (default 2000 ms), 503 `SERVICE_UNAVAILABLE`
+ * (ErrorResponseSchema) when it fails or takes longer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readyz } from "./health.ts";
+ * import { MemoryStore } from "./memory_store.ts";
+ *
+ * const response = await readyz({
+ *   request: new Request("http://x/readyz"),
+ *   params: {},
+ *   store: new MemoryStore(),
+ *   now: () => new Date(),
+ *   reportError: () => {},
+ * });
+ * assert.equal(response.status, 200);
+ * ```
+ */
+export async function readyz(
+  { store, readinessTimeout = 2000 }: OperationContext,
+): Promise<Response> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), readinessTimeout);
+  });
+  let outcome: "ok" | "late" | "failed";
+  try {
+    outcome = await Promise.race([
+      store.ping().then(() => "ok" as const),
+      deadline,
+    ]);
+  } catch {
+    outcome = "failed";
+  } finally {
+    clearTimeout(timer);
+  }
+  if (outcome === "ok") return json({ status: "ok" });
+  throw new HttpError(
+    503,
+    "SERVICE_UNAVAILABLE",
+    outcome === "late"
+      ? `The store did not answer within ${readinessTimeout} ms`
+      : "The store cannot be reached",
+  );
+}

@@ -1,0 +1,67 @@
+/**
+ * Running the API as a process: open the app from the settings, listen on
+ * the runtime's server, print the address and tokens, write the access log,
+ * and stop gracefully on SIGINT or SIGTERM. Used by `npm start` (src/main.ts)
+ * and `callflow-api serve`.
+ *
+ * @module
+ */
+import process from "node:process";
+import { describeTokens } from "./fixtures_file.ts";
+import { openServerApp } from "./server_app.ts";
+import type { ServerSettings } from "./server_settings.ts";
+import { runtimeName, serve } from "./serve.ts";
+
+/**
+ * Serves until SIGINT or SIGTERM, then stops accepting connections, lets
+ * requests in flight finish, closes the store and resolves 0. A start-up
+ * failure (bad fixtures, database unreachable, port taken) rejects with a
+ * message fit for the user.
+ *
+ * @param settings What to serve, and where.
+ * @returns The exit code.
+ *
+ * @example
+ * ```ts ignore
+ * import process from "node:process";
+ * import { runServer } from "./run_server.ts";
+ * import { readServerSettings } from "./server_settings.ts";
+ *
+ * process.exitCode = await runServer(readServerSettings(process.env));
+ * ```
+ */
+export async function runServer(settings: ServerSettings): Promise<number> {
+  const { port, hostname } = settings;
+  const app = await openServerApp(settings);
+  const server = await serve(app.handler, { port, hostname })
+    .catch(async (error: unknown) => {
+      await app.close();
+      throw new Error(
+        `Cannot listen on ${hostname}:${port}: ${(error as Error).message}`,
+      );
+    });
+
+  console.log(
+    `API listening on ${server.url} (${runtimeName()}, ${app.description})`,
+  );
+  console.log(
+    `Tokens (token, role, project):\n${describeTokens(app.fixtures)}`,
+  );
+  console.log(
+    `Health: ${server.url}/healthz, ready: ${server.url}/readyz. Access log: ${settings.logFormat} lines at level ${settings.logLevel} and above.`,
+  );
+
+  return await new Promise<number>((resolve) => {
+    let stopping = false;
+    const stop = async (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`${signal}: shutting down`);
+      await server.close();
+      await app.close();
+      resolve(0);
+    };
+    process.on("SIGINT", () => void stop("SIGINT"));
+    process.on("SIGTERM", () => void stop("SIGTERM"));
+  });
+}

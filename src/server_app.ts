@@ -1,0 +1,98 @@
+/**
+ * The API as a server runs it, built from {@linkcode ServerSettings}: the
+ * store (Postgres when a database URL is set, migrated; memory otherwise),
+ * seeded from the fixtures file or the demo data, and the handler writing the
+ * access log on stdout. Shared by `npm start`, the `./server` entry and
+ * `callflow-api serve`.
+ *
+ * @module
+ */
+import { createAccessLog } from "./access_log.ts";
+import { demoFixtures } from "./demo_fixtures.ts";
+import type { Fixtures } from "./fixtures.ts";
+import { readFixturesFile } from "./fixtures_file.ts";
+import { createHandler, type Handler } from "./handler.ts";
+import { MemoryStore } from "./memory_store.ts";
+import type { ServerSettings } from "./server_settings.ts";
+import type { Store } from "./store.ts";
+
+/** A store the server can seed and close. */
+interface ServerStore extends Store {
+  seed(fixtures: Fixtures): Promise<void>;
+  close?(): Promise<void>;
+}
+
+/** The API ready to serve. */
+export interface ServerApp {
+  /** The handler, writing the access log. */
+  handler: Handler;
+  /** The fixtures the store was seeded with. */
+  fixtures: Fixtures;
+  /** Which store serves: `postgres` or `memory`. */
+  storeKind: "postgres" | "memory";
+  /** A start-up summary, e.g. `memory store, demo fixtures`. */
+  description: string;
+  /** Closes the store (ends the Postgres pool). */
+  close(): Promise<void>;
+}
+
+/**
+ * Opens and seeds the store and creates the handler.
+ *
+ * @param settings The settings (see `readServerSettings`).
+ * @returns The app; `close()` it on shutdown.
+ * @throws {FixturesError} for a bad fixtures file, or the database's error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openServerApp } from "./server_app.ts";
+ * import { readServerSettings } from "./server_settings.ts";
+ *
+ * const app = await openServerApp(readServerSettings({ LOG_LEVEL: "off" }));
+ * const response = await app.handler(new Request("http://x/readyz"));
+ * assert.equal(response.status, 200);
+ * await app.close();
+ * ```
+ */
+export async function openServerApp(
+  settings: ServerSettings,
+): Promise<ServerApp> {
+  const fixtures = settings.fixturesPath === undefined
+    ? demoFixtures
+    : await readFixturesFile(settings.fixturesPath);
+  const store = await openStore(settings);
+  try {
+    await store.seed(fixtures);
+  } catch (error) {
+    await store.close?.();
+    throw error;
+  }
+  const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
+  const handler = createHandler({
+    store,
+    onRequestFinished: createAccessLog({
+      level: settings.logLevel,
+      format: settings.logFormat,
+    }),
+  });
+  return {
+    handler,
+    fixtures,
+    storeKind,
+    description: `${storeKind} store, ${
+      settings.fixturesPath === undefined
+        ? "demo fixtures"
+        : `fixtures ${settings.fixturesPath}`
+    }`,
+    close: async () => await store.close?.(),
+  };
+}
+
+async function openStore(settings: ServerSettings): Promise<ServerStore> {
+  if (settings.databaseUrl === undefined) return new MemoryStore();
+  const { openPostgresStore } = await import("./postgres/mod.ts");
+  return await openPostgresStore(settings.databaseUrl, {
+    max: settings.poolSize,
+  });
+}

@@ -1,0 +1,136 @@
+/**
+ * The server's settings, read from the environment (`PORT`, `HOST`,
+ * `FIXTURES`, `DATABASE_URL`, `DATABASE_POOL_SIZE`, `LOG_LEVEL`,
+ * `LOG_FORMAT`): one reading shared by `npm start`, the `./server` entry and
+ * `callflow-api serve`, so they all take the same settings and refuse the
+ * same mistakes.
+ *
+ * @module
+ */
+import { LOG_LEVELS, type LogFormat, type LogLevel } from "./access_log.ts";
+
+/** What a server is started with. */
+export interface ServerSettings {
+  /** The port (`0`: any free one). Default 8787. */
+  port: number;
+  /** The interface. Default `127.0.0.1`. */
+  hostname: string;
+  /** A fixtures file to seed from; the built-in demo set when undefined. */
+  fixturesPath: string | undefined;
+  /** Serve from Postgres at this URL instead of memory. */
+  databaseUrl: string | undefined;
+  /** Postgres connections in the pool. Default 10. */
+  poolSize: number;
+  /** The access log's level. Default `info`. */
+  logLevel: LogLevel;
+  /** The access log's format. Default `pretty` on a terminal, else `json`. */
+  logFormat: LogFormat;
+}
+
+/** A setting with a value the server cannot use. */
+export class SettingsError extends Error {
+  /**
+   * @param message What is wrong, naming the setting.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "SettingsError";
+  }
+}
+
+/**
+ * Reads the settings from environment variables.
+ *
+ * @param env The environment, e.g. `process.env`.
+ * @param terminal Whether stdout is a terminal (picks the default format).
+ * @returns The settings.
+ * @throws {SettingsError} naming the setting, for a malformed value.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readServerSettings } from "./server_settings.ts";
+ *
+ * const settings = readServerSettings({ PORT: "8080", LOG_LEVEL: "debug" });
+ * assert.equal(settings.port, 8080);
+ * assert.equal(settings.logFormat, "json");
+ * assert.throws(() => readServerSettings({ PORT: " 80" }), /PORT must be/);
+ * ```
+ */
+export function readServerSettings(
+  env: Record<string, string | undefined>,
+  terminal = false,
+): ServerSettings {
+  const nonEmpty = (value: string | undefined) =>
+    value === undefined || value === "" ? undefined : value;
+  return {
+    port: parsePort(env.PORT, "PORT") ?? 8787,
+    hostname: nonEmpty(env.HOST) ?? "127.0.0.1",
+    fixturesPath: nonEmpty(env.FIXTURES),
+    databaseUrl: nonEmpty(env.DATABASE_URL),
+    poolSize: parsePoolSize(env.DATABASE_POOL_SIZE),
+    logLevel: parseChoice(env.LOG_LEVEL, "LOG_LEVEL", LOG_LEVELS) ?? "info",
+    logFormat: parseChoice(env.LOG_FORMAT, "LOG_FORMAT", ["json", "pretty"]) ??
+      (terminal ? "pretty" : "json"),
+  };
+}
+
+/**
+ * A port number written as plain digits from 0 to 65535; `undefined` when
+ * the value is unset. Spaces, signs, decimals and exponents are refused.
+ *
+ * @param value The text, e.g. from `PORT` or `--port`.
+ * @param name How to name the setting in the refusal.
+ * @throws {SettingsError} `<name> must be an integer from 0 to 65535, got "…"`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parsePort } from "./server_settings.ts";
+ *
+ * assert.equal(parsePort("0", "PORT"), 0);
+ * assert.throws(() => parsePort("8e3", "PORT"));
+ * ```
+ */
+export function parsePort(
+  value: string | undefined,
+  name: string,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d{1,5}$/.test(value) || port > 65535) {
+    throw new SettingsError(
+      `${name} must be an integer from 0 to 65535, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return port;
+}
+
+function parsePoolSize(value: string | undefined): number {
+  if (value === undefined || value === "") return 10;
+  const size = Number(value);
+  if (!/^\d{1,4}$/.test(value) || size < 1) {
+    throw new SettingsError(
+      `DATABASE_POOL_SIZE must be a positive integer, got ${
+        JSON.stringify(value)
+      }`,
+    );
+  }
+  return size;
+}
+
+function parseChoice<T extends string>(
+  value: string | undefined,
+  name: string,
+  choices: readonly T[],
+): T | undefined {
+  if (value === undefined || value === "") return undefined;
+  if ((choices as readonly string[]).includes(value)) return value as T;
+  throw new SettingsError(
+    `${name} must be one of ${choices.join(", ")}, got ${
+      JSON.stringify(value)
+    }`,
+  );
+}
