@@ -19,6 +19,18 @@ export {
   type Handler,
   type HandlerOptions,
 } from "./src/handler.ts";
+export {
+  type AbortCause,
+  type FinishedRequest,
+  type RequestFinishedListener,
+} from "./src/finished_request.ts";
+export {
+  type AccessLogOptions,
+  createAccessLog,
+  LOG_LEVELS,
+  type LogFormat,
+  type LogLevel,
+} from "./src/access_log.ts";
 export { type IntegrationTools, MemoryStore } from "./src/memory_store.ts";
 export {
   type CallSummary,

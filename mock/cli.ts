@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * The standalone mock server's command, the package's `bin`:
+ * The package's `bin`: the standalone mock server's command (and `serve`,
+ * the real API, in src/serve_command.ts):
  *
  * ```sh
  * npx @callflow/api mock --port 4010 --fixtures fixtures.json
@@ -15,6 +16,7 @@
  *
  * @module
  */
+import "../src/require_supported_runtime.ts";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { demoFixtures } from "../src/demo_fixtures.ts";
@@ -68,8 +70,8 @@ function parseSettings(args: string[]): Settings | undefined {
   if (command !== "mock") {
     throw new UsageError(
       command === undefined
-        ? "Missing command: use `mock`"
-        : `Unknown command "${command}": use \`mock\``,
+        ? "Missing command: use `mock` or `serve`"
+        : `Unknown command "${command}": use \`mock\` or \`serve\``,
     );
   }
   if (extra.length > 0) {
@@ -181,7 +183,13 @@ async function main(args: string[]): Promise<number> {
   return 0;
 }
 
-main(process.argv.slice(2)).then(
+// `serve` runs the real API (src/serve_command.ts), loaded only when asked.
+const run = process.argv[2] === "serve"
+  ? import("../src/serve_command.ts").then(({ serveCommand }) =>
+    serveCommand(process.argv.slice(3))
+  )
+  : main(process.argv.slice(2));
+run.then(
   (code) => process.exit(code),
   (error: unknown) => {
     console.error("Cannot run the mock server:", error);

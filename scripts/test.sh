@@ -14,7 +14,7 @@ deno lint
 step "deno check"
 deno check mod.ts src/ mock/ test/ bench/
 step "deno doc --lint"
-deno doc --lint mod.ts mock/mod.ts src/postgres/mod.ts
+deno doc --lint mod.ts mock/mod.ts src/postgres/mod.ts src/server.ts src/worker.ts
 
 step "deno test --doc (the JSDoc examples)"
 deno test --doc --allow-all --quiet mod.ts src/ mock/

@@ -367,9 +367,9 @@ describe(`mock command under ${runtimeName()}`, () => {
   });
 
   it("prints usage for a wrong command line", async () => {
-    const { code, output } = await runCli(["serve"]);
+    const { code, output } = await runCli(["start"]);
     assert.equal(code, 2);
-    assert.match(output, /Unknown command "serve"/);
+    assert.match(output, /Unknown command "start"/);
     assert.match(output, /Usage: callflow-api mock/);
   });
 });

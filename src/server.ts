@@ -1,0 +1,61 @@
+/**
+ * The deploy entry, `@callflow/api/server`: a module whose default export is
+ * `{ fetch }`, the shape `deno serve`, Deno Deploy and `bun <file>` serve by
+ * themselves. It is built from the environment on import, with the settings
+ * of `npm start`: `DATABASE_URL` selects Postgres (migrated on start),
+ * otherwise a memory store seeded from `FIXTURES` or the demo data; the
+ * access log goes to stdout (`LOG_LEVEL`, `LOG_FORMAT`).
+ *
+ * ```sh
+ * deno serve --allow-net --allow-env --allow-read --port 8787 npm:@callflow/api/server
+ * bun node_modules/@callflow/api/dist/src/server.js      # PORT, HOST as usual
+ * ```
+ *
+ * A memory store lives in one process, worker or isolate: `deno serve
+ * --parallel` gives each worker its own. Postgres is the shared store.
+ *
+ * @example Serving it from your own module under Deno or Bun
+ * ```ts ignore
+ * export { default } from "@callflow/api/server";
+ * ```
+ *
+ * @module
+ */
+import "./require_supported_runtime.ts";
+import process from "node:process";
+import type { Handler } from "./handler.ts";
+import { openServerApp } from "./server_app.ts";
+import { readServerSettings } from "./server_settings.ts";
+import { runtimeName } from "./serve.ts";
+
+/** What `deno serve`, Deno Deploy and Bun read from the default export. */
+export interface ServerEntry {
+  /** The API's handler. */
+  fetch: Handler;
+  /** Bun: the port, from `PORT` (default 8787). `deno serve` uses `--port`. */
+  port: number;
+  /** Bun: the interface, from `HOST` (default 127.0.0.1). */
+  hostname: string;
+  /** Bun: no idle timeout, so a slow client can read a large export. */
+  idleTimeout: number;
+  /** `deno serve`: called once it listens. */
+  onListen(address: { hostname: string; port: number }): void;
+}
+
+const settings = readServerSettings(process.env, process.stdout.isTTY);
+const app = await openServerApp(settings);
+console.error(`API ready (${runtimeName()}, ${app.description})`);
+
+/** The API, served from the environment's settings. */
+const entry: ServerEntry = {
+  fetch: app.handler,
+  port: settings.port,
+  hostname: settings.hostname,
+  idleTimeout: 0,
+  onListen({ hostname, port }) {
+    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
+    console.error(`API listening on http://${host}:${port}`);
+  },
+};
+
+export default entry;

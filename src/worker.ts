@@ -1,0 +1,134 @@
+/**
+ * The API as a Cloudflare module Worker, `@callflow/api/worker`: its default
+ * export is `{ fetch(request, env, ctx) }`. Bundle it with wrangler (which
+ * bundles by itself):
+ *
+ * ```toml
+ * # wrangler.toml
+ * name = "callflow-api"
+ * main = "node_modules/@callflow/api/dist/src/worker.js"
+ * compatibility_date = "2026-07-01"
+ * compatibility_flags = ["nodejs_compat"]   # for DATABASE_URL (postgres.js)
+ * ```
+ *
+ * Settings are the Worker's environment bindings: `FIXTURES` (a fixtures
+ * document, as a JSON variable or JSON text; default the demo data),
+ * `DATABASE_URL` (serve from Postgres, already migrated; see the README),
+ * `LOG_LEVEL` and `LOG_FORMAT` (the access log, written with `console.log`).
+ * The memory store lives in one isolate: each isolate has its own copy.
+ *
+ * @example Re-exporting it from your Worker's own module
+ * ```ts ignore
+ * export { default } from "@callflow/api/worker";
+ * ```
+ *
+ * @module
+ */
+import { createAccessLog, LOG_LEVELS, type LogLevel } from "./access_log.ts";
+import { demoFixtures } from "./demo_fixtures.ts";
+import { parseFixtures } from "./fixtures.ts";
+import { createHandler, type Handler } from "./handler.ts";
+import { MemoryStore } from "./memory_store.ts";
+import type { Store } from "./store.ts";
+
+/** The bindings the Worker reads; all optional. */
+export interface WorkerEnv {
+  /** A fixtures document (object or JSON text) to seed the memory store. */
+  FIXTURES?: unknown;
+  /** Serve from this Postgres database (migrated ahead) instead of memory. */
+  DATABASE_URL?: string;
+  /** The access log's level: debug, info (default), warn, error, off. */
+  LOG_LEVEL?: string;
+  /** The access log's format: json (default) or pretty. */
+  LOG_FORMAT?: string;
+}
+
+/** The part of the Workers `ExecutionContext` the Worker uses. */
+export interface WorkerContext {
+  /** Keeps the isolate alive until the promise settles. */
+  waitUntil(promise: Promise<unknown>): void;
+}
+
+/** A module Worker. */
+export interface ModuleWorker {
+  /** Answers one request. */
+  fetch(
+    request: Request,
+    env: WorkerEnv,
+    context: WorkerContext,
+  ): Promise<Response>;
+}
+
+/** The memory store of this isolate, seeded on its first request. */
+let memoryStore: Promise<MemoryStore> | undefined;
+
+async function seededMemoryStore(env: WorkerEnv): Promise<MemoryStore> {
+  const store = new MemoryStore();
+  const fixtures = env.FIXTURES === undefined || env.FIXTURES === ""
+    ? demoFixtures
+    : parseFixtures(
+      typeof env.FIXTURES === "string"
+        ? JSON.parse(env.FIXTURES)
+        : env.FIXTURES,
+    );
+  await store.seed(fixtures);
+  return store;
+}
+
+function accessLog(env: WorkerEnv) {
+  const level = (LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL ?? "")
+    ? env.LOG_LEVEL as LogLevel
+    : "info";
+  return createAccessLog({
+    level,
+    format: env.LOG_FORMAT === "pretty" ? "pretty" : "json",
+  });
+}
+
+/** The memory-store handler of this isolate. */
+let memoryHandler: Handler | undefined;
+
+/**
+ * Answers with the request's store. Workers forbid sharing a connection
+ * between requests, so with `DATABASE_URL` each request opens its own
+ * one-connection postgres.js client (through `cloudflare:sockets`) and ends
+ * it once the response is over.
+ */
+async function answer(
+  request: Request,
+  env: WorkerEnv,
+  context: WorkerContext,
+): Promise<Response> {
+  if (env.DATABASE_URL === undefined || env.DATABASE_URL === "") {
+    if (memoryHandler === undefined) {
+      memoryStore ??= seededMemoryStore(env).catch((error) => {
+        memoryStore = undefined;
+        throw error;
+      });
+      const store: Store = await memoryStore;
+      memoryHandler ??= createHandler({
+        store,
+        onRequestFinished: accessLog(env),
+      });
+    }
+    return await memoryHandler(request);
+  }
+  const { connectPostgres, PostgresStore } = await import("./postgres/mod.ts");
+  const sql = connectPostgres(env.DATABASE_URL, { max: 1 });
+  const log = accessLog(env);
+  const handler = createHandler({
+    store: new PostgresStore(sql),
+    onRequestFinished: (finished) => {
+      log(finished);
+      context.waitUntil(sql.end({ timeout: 5 }));
+    },
+  });
+  return await handler(request);
+}
+
+/** The API as a module Worker. */
+const worker: ModuleWorker = {
+  fetch: answer,
+};
+
+export default worker;
