@@ -1,0 +1,110 @@
+/**
+ * Starting a server process for a deploy test: its output kept, its
+ * readiness awaited over HTTP, and the whole process group stopped after.
+ *
+ * @module
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer } from "node:net";
+import process from "node:process";
+
+/** A free port on 127.0.0.1 (bound, read, released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A running server process. */
+export class ServerProcess {
+  stdout = "";
+  stderr = "";
+  readonly exited: Promise<number | null>;
+  readonly #child: ChildProcess;
+
+  constructor(
+    command: string,
+    args: string[],
+    options: { cwd: string; env: Record<string, string | undefined> },
+  ) {
+    const env: Record<string, string> = {};
+    for (const [key, value] of Object.entries(options.env)) {
+      if (value !== undefined) env[key] = value;
+    }
+    // Its own process group, so stopping it stops whatever it started.
+    this.#child = spawn(command, args, {
+      cwd: options.cwd,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
+    this.#child.stdout!.setEncoding("utf8").on("data", (text: string) => {
+      this.stdout += text;
+    });
+    this.#child.stderr!.setEncoding("utf8").on("data", (text: string) => {
+      this.stderr += text;
+    });
+    this.exited = new Promise((resolve) => {
+      this.#child.once("exit", (code) => resolve(code));
+      this.#child.once("error", () => resolve(null));
+    });
+  }
+
+  /** Output so far, for failure messages. */
+  get output(): string {
+    return `--- stdout\n${this.stdout}\n--- stderr\n${this.stderr}`;
+  }
+
+  /** The lines of stdout that are JSON objects (the access log). */
+  jsonLines(): Record<string, unknown>[] {
+    return this.stdout.split("\n")
+      .map((line) => line.replace(/^\[serve-worker-\d+ *\] /, ""))
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line));
+  }
+
+  /** Resolves once `url` answers 200, failing after `ms` or on exit. */
+  async ready(url: string, ms = 30_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    let exited = false;
+    void this.exited.then(() => exited = true);
+    while (Date.now() < deadline && !exited) {
+      try {
+        const response = await fetch(url);
+        await response.arrayBuffer();
+        if (response.status === 200) return;
+      } catch {
+        // not listening yet
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    throw new Error(`${url} not ready\n${this.output}`);
+  }
+
+  /** Stops the process group (SIGTERM, then SIGKILL after 5 s). */
+  async stop(): Promise<void> {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) {
+      return;
+    }
+    const pid = this.#child.pid!;
+    try {
+      process.kill(-pid, "SIGTERM");
+    } catch {
+      return;
+    }
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // already gone
+      }
+    }, 5000);
+    await this.exited;
+    clearTimeout(timer);
+  }
+}
