@@ -34,5 +34,6 @@ for (const entry of assets) {
   const target = join(dist, source.slice(root.length));
   rmSync(target, { force: true });
   cpSync(source, target);
-  console.log(`copied ${source.slice(root.length)} to dist/`);
+  // stderr: `npm pack --json` runs this build and prints its JSON on stdout.
+  console.error(`copied ${source.slice(root.length)} to dist/`);
 }

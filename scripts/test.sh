@@ -28,7 +28,10 @@ bun test --timeout 60000 ./test/
 
 step "deno publish --dry-run (JSR package)"
 deno publish --dry-run --allow-dirty --quiet
-step "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin"
+step "deploy targets: ./server under deno serve and bun, the Worker under workerd, edge-runtime, a fresh machine"
+node --test --test-concurrency=1 --test-timeout=300000 test/deploy/server_entry.ts \
+  test/deploy/workerd.ts test/deploy/edge_runtime.ts test/deploy/fresh_machine.ts
+step "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin, serve, old Node refused"
 node --test --test-timeout=300000 test/consumer/packed_package.ts
 step "mock under MSW setupWorker in headless Chromium"
 node --test --test-timeout=120000 test/browser/service_worker.ts

@@ -9,7 +9,7 @@
 
 /** The runtimes known to provide everything, as named in refusals. */
 export const SUPPORTED_RUNTIMES =
-  "Node.js 22 or later, Deno 2, Bun 1.2 or later, or a current Workers runtime";
+  "Node.js 22 or later, Deno 2 or later, Bun 1.4 or later, or an edge runtime with JSON.rawJSON (Cloudflare Workers, Vercel Edge)";
 
 /**
  * The Web and ECMAScript features the handler uses that some runtimes still

@@ -3,7 +3,8 @@
  * tarball into a fresh project outside the source tree, then there type-check
  * against the `.d.ts` files, run an MSW `setupServer` test under MSW 2 and
  * MSW 3, and start the `mock` command under Node (npx), Bun (bunx) and Deno
- * (deno run npm:) and call it over HTTP.
+ * (deno run npm:) and call it over HTTP; run the real API with `serve` and
+ * the `./server` entry under `deno serve`; and refuse Node.js below 22.
  *
  * Run under Node only: `node --test test/consumer/packed_package.ts`.
  *
@@ -24,6 +25,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { DENO_SERVE, freePort, ServerProcess } from "../deploy/processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const APP = fileURLToPath(new URL("./app", import.meta.url));
@@ -38,6 +40,26 @@ const ENV: Record<string, string | undefined> = {
 };
 // Else the consumer's `node --test` would report to this runner, not run.
 delete ENV.NODE_TEST_CONTEXT;
+
+/** A Node.js older than 22 on this machine (e.g. Debian's), if any. */
+function oldNode(): string | undefined {
+  const candidates = new Set(["/usr/bin/node", "/usr/local/bin/node"]);
+  try {
+    const found = execFileSync("which", ["-a", "node"], { encoding: "utf8" });
+    for (const path of found.split("\n")) if (path) candidates.add(path);
+  } catch {
+    // no `which`
+  }
+  for (const path of candidates) {
+    try {
+      const version = execFileSync(path, ["--version"], { encoding: "utf8" });
+      if (Number(version.trim().slice(1).split(".")[0]) < 22) return path;
+    } catch {
+      // not there
+    }
+  }
+  return undefined;
+}
 
 /** The version of a package installed in the source tree. */
 function installedVersion(name: string): string {
@@ -147,9 +169,8 @@ describe("the packed package in a fresh project", () => {
       ["pack", "--json", "--pack-destination", work],
       ROOT,
     );
-    // `prepack` (the build) may print before the JSON.
-    pack =
-      (JSON.parse(packed.slice(packed.indexOf("[\n"))) as PackResult[])[0]!;
+    // The whole of stdout is the JSON: the build (`prepack`) writes to stderr.
+    pack = (JSON.parse(packed) as PackResult[])[0]!;
     cpSync(APP, project, { recursive: true });
     writeFileSync(
       join(project, "package.json"),
@@ -197,6 +218,10 @@ describe("the packed package in a fresh project", () => {
         "dist/mock/mod.js",
         "dist/mock/mod.d.ts",
         "dist/mock/cli.js",
+        "dist/src/server.js",
+        "dist/src/server.d.ts",
+        "dist/src/worker.js",
+        "dist/src/worker.d.ts",
       ]
     ) assert.ok(paths.includes(entry), `${entry} is packed`);
     assert.ok(!paths.some((path) => path.startsWith("dist/test/")), "no tests");
@@ -288,6 +313,152 @@ describe("the packed package in a fresh project", () => {
       project,
     );
     assert.equal(result.corsOrigin, "http://localhost:5173");
+  });
+
+  it("runs the real API with `serve` from the installed bin, logging JSON lines", async () => {
+    const port = await freePort();
+    const server = new ServerProcess("npx", [
+      "--no-install",
+      "callflow-api",
+      "serve",
+      "--port",
+      String(port),
+      "--fixtures",
+      "fixtures.json",
+    ], { cwd: project, env: ENV });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await server.ready(`${url}/readyz`);
+      assert.match(
+        server.stdout,
+        new RegExp(
+          `API listening on ${url} \\(node, memory store, fixtures fixtures\\.json\\)`,
+        ),
+      );
+      const response = await fetch(
+        `${url}/v1/call/5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21/message`,
+        {
+          headers: {
+            authorization: "Bearer consumer-owner",
+            "x-request-id": "packed-serve-1",
+          },
+        },
+      );
+      assert.deepEqual(await response.json(), [
+        { role: "agent", text: "Hello" },
+        { role: "customer", text: "Hi" },
+      ]);
+      // The mock's CORS is not the real API's.
+      assert.equal(response.headers.get("access-control-allow-origin"), null);
+      const deadline = Date.now() + 5000;
+      while (
+        !server.stdout.includes("packed-serve-1") && Date.now() < deadline
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const line = server.jsonLines().find((line) =>
+        line.request_id === "packed-serve-1"
+      );
+      assert.ok(line, server.output);
+      assert.equal(line.status, 200);
+      assert.equal(line.project_id, "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11");
+      const afterStart = server.stdout.slice(server.stdout.indexOf("Health:"));
+      assert.ok(!afterStart.includes("consumer-owner"), "no token logged");
+    } finally {
+      await server.stop();
+    }
+    // npx itself dies of the group's SIGTERM; the server shut down cleanly.
+    assert.match(server.stdout, /SIGTERM: shutting down/);
+  });
+
+  it("prints the version with `serve --version` and refuses a bad --port", () => {
+    const version = run("npx", [
+      "--no-install",
+      "callflow-api",
+      "serve",
+      "--version",
+    ], project);
+    assert.equal(version.trim(), "0.1.0");
+    assert.throws(
+      () =>
+        run("npx", [
+          "--no-install",
+          "callflow-api",
+          "serve",
+          "--port",
+          " 80",
+        ], project),
+      /--port must be an integer from 0 to 65535/,
+    );
+  });
+
+  it("serves the ./server entry with deno serve from the installed package", async () => {
+    const port = await freePort();
+    const server = new ServerProcess(join(BIN, "deno"), [
+      ...DENO_SERVE,
+      "--port",
+      String(port),
+      "node_modules/@callflow/api/dist/src/server.js",
+    ], { cwd: project, env: { ...ENV, FIXTURES: "fixtures.json" } });
+    try {
+      await server.ready(`http://127.0.0.1:${port}/healthz`);
+      const response = await fetch(
+        `http://127.0.0.1:${port}/v1/call/5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21/message`,
+        { headers: { authorization: "Bearer consumer-viewer" } },
+      );
+      assert.equal(response.status, 200);
+      assert.equal((await response.json()).length, 2);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  const node20 = oldNode();
+  it("refuses Node.js below 22 at start, naming the version needed", {
+    skip: node20 === undefined && "no Node.js below 22 on this machine",
+  }, () => {
+    const cli = join(project, "node_modules", "@callflow", "api", "dist");
+    for (
+      const args of [
+        [join(cli, "mock", "cli.js"), "serve", "--port", "0"],
+        [join(cli, "mock", "cli.js"), "mock", "--port", "0"],
+        [
+          "--input-type=module",
+          "--eval",
+          'await import("@callflow/api/server")',
+        ],
+      ]
+    ) {
+      let failure: { status?: number; stderr?: string } | undefined;
+      try {
+        execFileSync(node20!, args, {
+          cwd: project,
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+          timeout: 20_000,
+        });
+      } catch (error) {
+        failure = error as { status?: number; stderr?: string };
+      }
+      assert.ok(failure, `${args.join(" ")} started on an old Node.js`);
+      assert.equal(failure.status, 1);
+      assert.match(
+        failure.stderr ?? "",
+        /Cannot start @callflow\/api: it needs Node\.js 22 or later, this is Node\.js v\d+/,
+      );
+    }
+    // A program that imports the handler itself fails at createHandler.
+    const library = execFileSync(node20!, [
+      "--input-type=module",
+      "--eval",
+      'const { createHandler, MemoryStore } = await import("@callflow/api");' +
+      "try { createHandler({ store: new MemoryStore() }); } " +
+      "catch (error) { console.log(error.message); }",
+    ], { cwd: project, encoding: "utf8" });
+    assert.match(
+      library,
+      /lacks JSON\.rawJSON, JSON\.isRawJSON; use Node\.js 22/,
+    );
   });
 
   it("installs nothing from the source tree", () => {

@@ -8,6 +8,16 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { createServer } from "node:net";
 import process from "node:process";
 
+/** `deno serve` with the permissions the entry needs, on 127.0.0.1. */
+export const DENO_SERVE: readonly string[] = [
+  "serve",
+  "--allow-net",
+  "--allow-env",
+  "--allow-read",
+  "--host",
+  "127.0.0.1",
+];
+
 /** A free port on 127.0.0.1 (bound, read, released). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -23,7 +23,7 @@ import {
   DEMO,
   type Send,
 } from "./fetch_checks.ts";
-import { freePort, ServerProcess } from "./processes.ts";
+import { DENO_SERVE, freePort, ServerProcess } from "./processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "node_modules", ".bin");
@@ -39,15 +39,6 @@ interface Launch {
   parallel?: boolean;
   command(port: number): [string, string[]];
 }
-
-const DENO_SERVE = [
-  "serve",
-  "--allow-net",
-  "--allow-env",
-  "--allow-read",
-  "--host",
-  "127.0.0.1",
-];
 
 const launches: Launch[] = [
   {
