@@ -8,7 +8,7 @@
  */
 import process from "node:process";
 import { describeTokens } from "./fixtures_file.ts";
-import { openServerApp } from "./server_app.ts";
+import { openServerApp, type ServerApp } from "./server_app.ts";
 import type { ServerSettings } from "./server_settings.ts";
 import { runtimeName, serve } from "./serve.ts";
 
@@ -31,8 +31,32 @@ import { runtimeName, serve } from "./serve.ts";
  * ```
  */
 export async function runServer(settings: ServerSettings): Promise<number> {
+  return await serveApp(await openServerApp(settings), settings);
+}
+
+/**
+ * Serves an app already opened, as {@linkcode runServer} does: listens,
+ * prints the address and tokens, and resolves 0 after SIGINT or SIGTERM.
+ *
+ * @param app The app (see `openServerApp`); closed on shutdown or failure.
+ * @param settings Where to listen, and the log settings to announce.
+ * @returns The exit code.
+ *
+ * @example
+ * ```ts ignore
+ * import { serveApp } from "./run_server.ts";
+ * import { openServerApp } from "./server_app.ts";
+ * import { readServerSettings } from "./server_settings.ts";
+ *
+ * const settings = readServerSettings({ PORT: "0" });
+ * await serveApp(await openServerApp(settings), settings);
+ * ```
+ */
+export async function serveApp(
+  app: ServerApp,
+  settings: ServerSettings,
+): Promise<number> {
   const { port, hostname } = settings;
-  const app = await openServerApp(settings);
   const server = await serve(app.handler, { port, hostname })
     .catch(async (error: unknown) => {
       await app.close();

@@ -9,7 +9,11 @@
  * ```sh
  * deno serve --allow-net --allow-env --allow-read --port 8787 npm:@callflow/api/server
  * bun node_modules/@callflow/api/dist/src/server.js      # PORT, HOST as usual
+ * node node_modules/@callflow/api/dist/src/server.js     # @hono/node-server
  * ```
+ *
+ * Run directly by Node (`node server.js`), it listens by itself through the
+ * Node adapter, as `callflow-api serve` does.
  *
  * A memory store lives in one process, worker or isolate: `deno serve
  * --parallel` gives each worker its own. Postgres is the shared store.
@@ -22,8 +26,11 @@
  * @module
  */
 import "./require_supported_runtime.ts";
+import { realpathSync } from "node:fs";
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 import type { Handler } from "./handler.ts";
+import { serveApp } from "./run_server.ts";
 import { openServerApp } from "./server_app.ts";
 import { readServerSettings } from "./server_settings.ts";
 import { runtimeName } from "./serve.ts";
@@ -59,3 +66,17 @@ const entry: ServerEntry = {
 };
 
 export default entry;
+
+/** Whether Node runs this module as its program (`node server.js`). */
+function runByNode(): boolean {
+  if (runtimeName() !== "node" || process.argv[1] === undefined) return false;
+  try {
+    return realpathSync(process.argv[1]) ===
+      realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+// Deno and Bun serve the default export themselves; Node needs the adapter.
+if (runByNode()) process.exit(await serveApp(app, settings));
