@@ -79,4 +79,15 @@ function runByNode(): boolean {
 }
 
 // Deno and Bun serve the default export themselves; Node needs the adapter.
-if (runByNode()) process.exit(await serveApp(app, settings));
+if (runByNode()) {
+  process.exit(await serveApp(app, settings));
+} else if (app.storeKind === "postgres") {
+  // The pool's idle connections would hold the process for up to their idle
+  // timeout after deno serve or Bun stop: end it (running queries get 5 s).
+  const stop = (signal: string) => {
+    console.error(`${signal}: closing the Postgres pool`);
+    app.close().finally(() => process.exit(0));
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
