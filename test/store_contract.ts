@@ -239,6 +239,17 @@ export function runStoreContract(
   }
 
   describe(`Store contract: ${name}`, () => {
+    describe("ping", () => {
+      it("resolves while the store answers, without changing anything", () =>
+        withStore(async (store) => {
+          assert.equal(await store.ping(), undefined);
+          assert.deepEqual(await store.findGrant(await hashToken("a-owner")), {
+            projectId: A,
+            role: "owner",
+          });
+        }));
+    });
+
     describe("findGrant", () => {
       it("finds a token's project and role by the token's SHA-256", () =>
         withStore(async (store) => {
