@@ -41,6 +41,19 @@ const ENV: Record<string, string | undefined> = {
 // Else the consumer's `node --test` would report to this runner, not run.
 delete ENV.NODE_TEST_CONTEXT;
 
+/**
+ * The API server's settings reset: CI's DATABASE_URL (or a developer's) must
+ * not make these servers migrate and seed that database.
+ */
+const MEMORY_SERVER = {
+  DATABASE_URL: undefined,
+  FIXTURES: undefined,
+  PORT: undefined,
+  HOST: undefined,
+  LOG_LEVEL: undefined,
+  LOG_FORMAT: undefined,
+};
+
 /** A Node.js older than 22 on this machine (e.g. Debian's), if any. */
 function oldNode(): string | undefined {
   const candidates = new Set(["/usr/bin/node", "/usr/local/bin/node"]);
@@ -325,7 +338,7 @@ describe("the packed package in a fresh project", () => {
       String(port),
       "--fixtures",
       "fixtures.json",
-    ], { cwd: project, env: ENV });
+    ], { cwd: project, env: { ...ENV, ...MEMORY_SERVER } });
     try {
       const url = `http://127.0.0.1:${port}`;
       await server.ready(`${url}/readyz`);
@@ -399,7 +412,10 @@ describe("the packed package in a fresh project", () => {
       "--port",
       String(port),
       "node_modules/@callflow/api/dist/src/server.js",
-    ], { cwd: project, env: { ...ENV, FIXTURES: "fixtures.json" } });
+    ], {
+      cwd: project,
+      env: { ...ENV, ...MEMORY_SERVER, FIXTURES: "fixtures.json" },
+    });
     try {
       await server.ready(`http://127.0.0.1:${port}/healthz`);
       const response = await fetch(
