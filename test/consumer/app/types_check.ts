@@ -1,7 +1,15 @@
 // Type-checked in the consumer project with tsc against the published .d.ts
 // files (through the exports map's `types` conditions); never run.
 import { setupServer } from "msw/node";
-import { createHandler, demoFixtures, MemoryStore } from "@callflow/api";
+import {
+  createAccessLog,
+  createHandler,
+  demoFixtures,
+  type FinishedRequest,
+  MemoryStore,
+} from "@callflow/api";
+import type { ServerEntry } from "@callflow/api/server";
+import type { ModuleWorker, WorkerEnv } from "@callflow/api/worker";
 import {
   type CallFixture,
   createMockApi,
@@ -29,4 +37,26 @@ export async function shapes(): Promise<string> {
   );
   const handler = createHandler({ store: new MemoryStore() });
   return `${call.call_id} ${token} ${response.status} ${typeof handler}`;
+}
+
+export async function deployShapes(
+  entry: ServerEntry,
+  worker: ModuleWorker,
+): Promise<number> {
+  const env: WorkerEnv = { LOG_LEVEL: "info" };
+  const fromWorker = await worker.fetch(new Request("http://x/healthz"), env, {
+    waitUntil: () => {},
+  });
+  const lines: FinishedRequest[] = [];
+  const handler = createHandler({
+    store: new MemoryStore(),
+    onRequestFinished: (finished) => lines.push(finished),
+    readinessTimeout: 500,
+  });
+  createAccessLog({ level: "debug", format: "pretty" });
+  // @ts-expect-error: not a log level.
+  createAccessLog({ level: "verbose" });
+  const fromEntry = await entry.fetch(new Request("http://x/readyz"));
+  await handler(new Request("http://x/healthz"));
+  return fromWorker.status + fromEntry.status + entry.port + lines.length;
 }
