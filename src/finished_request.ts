@@ -45,9 +45,12 @@ export type RequestFinishedListener = (request: FinishedRequest) => void;
 
 /**
  * Passes a response on with its body counted: `onEnd` is called once, with
- * the bytes read from the body, when the body ends, fails or is cancelled
- * (a response without a body ends at once). The body is pulled only as the
- * consumer reads, so a streamed export keeps its backpressure.
+ * the bytes of the body, when the body ends, fails or is cancelled. A body
+ * that comes whole (every JSON answer: its stream ends after one chunk) is
+ * counted at once and passed on as bytes, so the server still sends its
+ * `Content-Length`; a streamed one (an export) is passed through a counting
+ * stream pulled only as the client reads, so it keeps its backpressure and
+ * `onEnd` sees the bytes actually handed over.
  *
  * @param response The response to watch.
  * @param onEnd Called once with the byte count and how the body ended.
@@ -59,22 +62,47 @@ export type RequestFinishedListener = (request: FinishedRequest) => void;
  * import { countBody } from "./finished_request.ts";
  *
  * let counted = -1;
- * const response = countBody(new Response("hello"), (bytes) => counted = bytes);
- * assert.equal(await response.text(), "hello");
+ * const response = await countBody(
+ *   new Response("hello"),
+ *   (bytes) => counted = bytes,
+ * );
  * assert.equal(counted, 5);
+ * assert.equal(await response.text(), "hello");
  * ```
  */
-export function countBody(
+export async function countBody(
   response: Response,
   onEnd: (bytes: number, aborted: AbortCause | undefined) => void,
-): Response {
+): Promise<Response> {
   const source = response.body;
   if (source === null) {
     onEnd(0, undefined);
     return response;
   }
+  const init: ResponseInit = {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  };
   const reader = source.getReader();
+  // Two reads tell a whole body (one chunk, then the end) from a stream.
+  const read: Uint8Array[] = [];
   let bytes = 0;
+  for (let i = 0; i < 2; i++) {
+    let result: ReadableStreamReadResult<Uint8Array>;
+    try {
+      result = await reader.read();
+    } catch (error) {
+      onEnd(bytes, "error");
+      return new Response(failingStream(read, error), init);
+    }
+    if (result.done) {
+      onEnd(bytes, undefined);
+      return new Response(read[0] as Uint8Array<ArrayBuffer> | undefined, init);
+    }
+    read.push(result.value);
+    bytes += result.value.byteLength;
+  }
   let ended = false;
   const end = (aborted: AbortCause | undefined) => {
     if (ended) return;
@@ -82,6 +110,9 @@ export function countBody(
     onEnd(bytes, aborted);
   };
   const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      for (const chunk of read) controller.enqueue(chunk);
+    },
     async pull(controller) {
       let result: ReadableStreamReadResult<Uint8Array>;
       try {
@@ -104,9 +135,20 @@ export function countBody(
       return reader.cancel(reason);
     },
   }, { highWaterMark: 0 });
-  return new Response(body, {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
+  return new Response(body, init);
+}
+
+/** A stream that gives `chunks`, then fails with `error`. */
+function failingStream(
+  chunks: Uint8Array[],
+  error: unknown,
+): ReadableStream<Uint8Array> {
+  return new ReadableStream({
+    start(controller) {
+      for (const chunk of chunks) controller.enqueue(chunk);
+    },
+    pull(controller) {
+      controller.error(error);
+    },
   });
 }

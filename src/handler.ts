@@ -139,7 +139,7 @@ export function createHandler(options: HandlerOptions): Handler {
     const requestId = requestIdOf(request);
     const facts: RequestFacts = {};
     const response = await handle(request, requestId, facts);
-    return countBody(response, (bytes, aborted) => {
+    return await countBody(response, (bytes, aborted) => {
       const finished: FinishedRequest = {
         time,
         requestId,

@@ -129,6 +129,10 @@ describe("the ./server entry", () => {
       const [server, url] = await start(launch, {});
       try {
         await checkEveryOperation(sendTo(url));
+        // The access log counts a JSON body whole: it keeps its length.
+        const openapi = await fetch(`${url}/openapi.json`);
+        const length = openapi.headers.get("content-length");
+        assert.equal(Number(length), (await openapi.arrayBuffer()).byteLength);
         assert.match(
           server.stderr,
           /API ready \((deno|bun|node), memory store/,
