@@ -113,7 +113,11 @@ async function answer(
     }
     return await memoryHandler(request);
   }
-  const { connectPostgres, PostgresStore } = await import("./postgres/mod.ts");
+  // The pool and the store only: migrations read files, which a Worker has not.
+  const [{ connectPostgres }, { PostgresStore }] = await Promise.all([
+    import("./postgres/connect.ts"),
+    import("./postgres/postgres_store.ts"),
+  ]);
   const sql = connectPostgres(env.DATABASE_URL, { max: 1 });
   const log = accessLog(env);
   const handler = createHandler({
