@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { BODY_TIMEOUT_MS, ClientGoneError } from "./body.ts";
 import { HttpError } from "./http_error.ts";
 import { openApiDocument } from "./openapi.ts";
 import { bulkDownload } from "./operations/bulk_download.ts";
@@ -20,6 +21,9 @@ export type Handler = (request: Request) => Promise<Response>;
 /** Where the handler reports failures it answered with a 500. */
 export type ErrorLogger = (requestId: string, error: unknown) => void;
 
+/** Where the handler notes what is not a failure of its own, in one line. */
+export type InfoLogger = (requestId: string, message: string) => void;
+
 /** Options of {@linkcode createHandler}. */
 export interface HandlerOptions {
   /** Where the data lives. */
@@ -31,6 +35,17 @@ export interface HandlerOptions {
    * Default: one line on `console.error`.
    */
   logError?: ErrorLogger;
+  /**
+   * Where a client that went away mid-request (or missed the body deadline)
+   * is noted: one line, no stack. Default: `console.info`.
+   */
+  logInfo?: InfoLogger;
+  /**
+   * How long a request body may take to arrive once the handler reads it;
+   * beyond it the answer is 408 `REQUEST_TIMEOUT`. Default 30 s
+   * (`BODY_TIMEOUT_MS`).
+   */
+  bodyTimeoutMs?: number;
 }
 
 const router = new Router<Operation>([
@@ -78,7 +93,13 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  * ```
  */
 export function createHandler(options: HandlerOptions): Handler {
-  const { store, now = () => new Date(), logError = logToConsole } = options;
+  const {
+    store,
+    now = () => new Date(),
+    logError = logToConsole,
+    logInfo = infoToConsole,
+    bodyTimeoutMs = BODY_TIMEOUT_MS,
+  } = options;
   return async (request) => {
     const incomingId = request.headers.get("x-request-id");
     const requestId = incomingId !== null && REQUEST_ID.test(incomingId)
@@ -91,8 +112,18 @@ export function createHandler(options: HandlerOptions): Handler {
         request.method,
         new URL(request.url).pathname,
       );
-      response = await target({ request, params, store, now, reportError });
+      response = await target({
+        request,
+        params,
+        store,
+        now,
+        reportError,
+        bodyTimeoutMs,
+      });
     } catch (error) {
+      if (error instanceof ClientGoneError) {
+        logInfo(requestId, `client went away: ${error.detail}`);
+      }
       response = errorResponse(error, requestId, reportError);
     }
     response.headers.set("x-request-id", requestId);
@@ -122,4 +153,8 @@ function errorResponse(
 
 function logToConsole(requestId: string, error: unknown): void {
   console.error(`[request ${requestId}] unexpected error:`, error);
+}
+
+function infoToConsole(requestId: string, message: string): void {
+  console.info(`[request ${requestId}] ${message}`);
 }

@@ -15,6 +15,8 @@ export interface OperationContext {
   now: () => Date;
   /** Logs a failure that happens after the response has started. */
   reportError: (error: unknown) => void;
+  /** How long a request body may take to arrive. Default 30 s. */
+  bodyTimeoutMs?: number;
 }
 
 /** An operation: one endpoint's work. */
