@@ -33,10 +33,10 @@ interface BunServer {
  * Serves the handler with `Bun.serve`, with `idleTimeout` set to
  * `idleSeconds`: Bun closes a keep-alive connection idle that long, and a
  * request whose body takes that long (its timer does not restart on body
- * bytes). Bun has no header deadline of its own to set, but closes stalled
- * headers after about 10 s. The bulk export's ZIP gets no idle timeout, so a
- * slow reader is not cut off; Bun keeps that per-request setting for the
- * rest of the connection.
+ * bytes). Bun has no header deadline to set, but closes a connection
+ * whose headers are incomplete after about 10 s, stalled or trickled. The
+ * bulk export's ZIP gets no idle timeout, so a slow reader is not cut off;
+ * Bun keeps that per-request setting for the rest of the connection.
  *
  * @example
  * ```ts ignore

@@ -41,8 +41,8 @@ export interface ServeTimeouts {
    * whose body is still arriving (body bytes do not restart Bun's timer), so
    * it is longer than the handler's 30-s body deadline, which answers 408
    * first. The bulk export's ZIP is exempt, so a slow reader is not cut off
-   * (as on the other runtimes). Headers that stall are closed by Bun itself
-   * after about 10 s, whatever this is.
+   * (as on the other runtimes). Headers still incomplete after about 10 s
+   * are closed by Bun itself, whatever this is.
    */
   idleSeconds: number;
 }
