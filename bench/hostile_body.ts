@@ -68,7 +68,7 @@ function bodies(): [string, Uint8Array][] {
     ],
     // More openers than Python's nesting limit: the second scan runs whole.
     [
-      "300,000 empty arrays",
+      "350,000 empty arrays",
       text(fill('{"call_ids": ["' + uuid + '"], "x": [', "[],", "[]]}")),
     ],
     // Invalid at the very end: the error scanner walks all of it, then
