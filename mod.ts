@@ -18,6 +18,7 @@ export {
   type ErrorLogger,
   type Handler,
   type HandlerOptions,
+  type InfoLogger,
 } from "./src/handler.ts";
 export {
   type AbortCause,

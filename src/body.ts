@@ -1,6 +1,6 @@
 /**
- * Reading a request body with a size limit, without ever buffering more than
- * the limit.
+ * Reading a request body with a size limit and a deadline, without ever
+ * buffering more than the limit.
  *
  * @module
  */
@@ -10,27 +10,95 @@ import { HttpError } from "./http_error.ts";
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**
- * Reads a request's body whole, refusing it with 413 `PAYLOAD_TOO_LARGE` as
- * soon as it is known to exceed `limit`: from `Content-Length` before reading
- * anything, else while reading, with the rest left unread.
- *
- * @param request The request.
- * @param limit The largest body accepted, in bytes.
- * @returns The body's bytes (empty when there is none).
- * @throws {HttpError} 413 when the body is larger than `limit`.
+ * How long a body may take to arrive, once the handler starts reading it:
+ * 30 s, enough for 1 MiB at 35 kB/s. A body trickled more slowly (say a byte
+ * every 5 s) is refused with 408 instead of holding the request open.
+ */
+export const BODY_TIMEOUT_MS = 30_000;
+
+/**
+ * The request body could not be read to its end: the client went away (it
+ * closed or reset the connection mid-body) or let the deadline pass. It is
+ * the client's doing, so the handler answers it as a 4xx (which the client
+ * most likely never reads) and logs one line at info level, never an
+ * unexpected error.
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
+ * import { ClientGoneError } from "./body.ts";
+ *
+ * const error = new ClientGoneError("the connection was reset");
+ * assert.equal(error.status, 400);
+ * assert.equal(error.toJSON().error_code, "BAD_REQUEST");
+ * ```
+ */
+export class ClientGoneError extends HttpError {
+  /** What happened, for the info line (never sent). */
+  readonly detail: string;
+
+  /**
+   * @param detail What happened, for the info line (never sent).
+   * @param options The status (400, or 408 for a missed deadline) and the
+   * underlying failure.
+   */
+  constructor(
+    detail: string,
+    options: { timeout?: boolean; cause?: unknown } = {},
+  ) {
+    super(
+      options.timeout ? 408 : 400,
+      options.timeout ? "REQUEST_TIMEOUT" : "BAD_REQUEST",
+      options.timeout
+        ? "The request body did not arrive in time"
+        : "The request body ended before it was complete",
+      {
+        cause: options.cause,
+        // Whatever is left of the body is not worth reading.
+        headers: { connection: "close" },
+      },
+    );
+    this.name = "ClientGoneError";
+    this.detail = detail;
+  }
+}
+
+/** Options of {@linkcode readBody}. */
+export interface ReadBodyOptions {
+  /** The largest body accepted, in bytes. Default {@linkcode MAX_BODY_BYTES}. */
+  limit?: number;
+  /** How long the whole body may take. Default {@linkcode BODY_TIMEOUT_MS}. */
+  timeoutMs?: number;
+}
+
+/**
+ * Reads a request's body whole, refusing it with 413 `PAYLOAD_TOO_LARGE` as
+ * soon as it is known to exceed `limit`: from `Content-Length` before reading
+ * anything, else while reading, with the rest left unread. A body that stops
+ * midway (the client went away) or takes longer than `timeoutMs` is a
+ * {@linkcode ClientGoneError}.
+ *
+ * @param request The request.
+ * @param options The size limit and the deadline.
+ * @returns The body's bytes (empty when there is none).
+ * @throws {HttpError} 413 when the body is larger than `limit`.
+ * @throws {ClientGoneError} 400 when the body cannot be read to its end,
+ * 408 when it does not arrive within `timeoutMs`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { readBody } from "./body.ts";
  *
  * const bytes = await readBody(new Request("http://x/", { method: "POST", body: "{}" }));
- * console.log(bytes.length); // 2
+ * assert.equal(bytes.length, 2);
  * ```
  */
 export async function readBody(
   request: Request,
-  limit: number = MAX_BODY_BYTES,
+  options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
+  const { limit = MAX_BODY_BYTES, timeoutMs = BODY_TIMEOUT_MS } = options;
   const declared = Number(request.headers.get("content-length"));
   if (declared > limit) throw tooLarge(limit);
   if (request.body === null) return new Uint8Array();
@@ -38,15 +106,39 @@ export async function readBody(
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ClientGoneError(`the body took longer than ${timeoutMs} ms`, {
+            timeout: true,
+          }),
+        ),
+      timeoutMs,
+    );
+  });
+  try {
+    for (;;) {
+      const { done, value } = await Promise.race([reader.read(), deadline])
+        .catch((error: unknown) => {
+          // Neither wait for a stalled stream to cancel nor fail on it.
+          reader.cancel().catch(() => {});
+          throw error instanceof ClientGoneError ? error : new ClientGoneError(
+            `the body was cut off: ${describe(error)}`,
+            { cause: error },
+          );
+        });
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        reader.cancel().catch(() => {});
+        throw tooLarge(limit);
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    clearTimeout(timer);
   }
   if (chunks.length === 1) return chunks[0]!;
   const body = new Uint8Array(size);
@@ -56,6 +148,15 @@ export async function readBody(
     offset += chunk.byteLength;
   }
   return body;
+}
+
+/** One line about a stream failure: its name, message and code, no stack. */
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as { code?: unknown }).code;
+  return `${error.name}: ${error.message}${
+    typeof code === "string" ? ` (${code})` : ""
+  }`;
 }
 
 function tooLarge(limit: number): HttpError {

@@ -56,10 +56,14 @@ const MAX_ECHO_DEPTH = 960;
  * @throws {RequestValidationError} With every violation (422).
  * @throws {HttpError} 400 BAD_REQUEST when a JSON body cannot be decoded
  * (bytes that are not text, an integer of more than 4300 digits, nesting
- * too deep), as FastAPI's "There was an error parsing the body".
- * @throws {Error} Where FastAPI fails with a 500 itself: the validation
- * error would echo what Starlette cannot render (text that is not UTF-8, a
- * lone surrogate, a float out of range, input nested too deep).
+ * too deep), as FastAPI's "There was an error parsing the body"; also where
+ * FastAPI fails with a 500 rendering an echoed input nested 960 levels or
+ * more (Python's `RecursionError` either way).
+ *
+ * Where FastAPI fails with a 500 because Starlette cannot render the input it
+ * echoes, the 422 is answered all the same (a deliberate deviation): a lone
+ * surrogate is written as a `\uXXXX` escape, a float out of range with the
+ * client's digits, raw text that is not UTF-8 with U+FFFD for each bad byte.
  *
  * @example Canonicalising and deduplicating call ids
  * ```ts
@@ -116,7 +120,13 @@ export function parseBulkRequest(
   // byte for byte as Starlette renders them.
   const reported = validateBody(parseJsonAsPython(text));
   const issues = reported.ok ? validated.issues : reported.issues;
-  assertRenderable(issues);
+  if (mayNestAsDeepAs(text, MAX_ECHO_DEPTH) && echoesTooDeep(issues)) {
+    throw new HttpError(
+      400,
+      "BAD_REQUEST",
+      "There was an error parsing the body",
+    );
+  }
   throw new RequestValidationError(issues);
 }
 
@@ -245,58 +255,76 @@ function isJsonContentType(contentType: string | null): boolean {
   if (contentType === null || contentType === "") return false;
   // `_splitparam`: the part before `;`, stripped as `str.strip` does for
   // the Latin-1 characters a header holds, then lowercased.
-  const type = contentType.split(";", 1)[0]!.replace(PYTHON_SPACE, "")
-    .toLowerCase();
+  const type = firstHeaderValue(contentType).split(";", 1)[0]!
+    .replace(PYTHON_SPACE, "").toLowerCase();
   const parts = type.split("/");
   if (parts.length !== 2) return false;
   const [main, sub = ""] = parts;
   return main === "application" && (sub === "json" || sub.endsWith("+json"));
 }
 
-const strictUtf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+/**
+ * The first of repeated header fields, which is the one Starlette reads:
+ * `Headers` joins repeated fields with `", "`, so the value is cut at the
+ * first comma outside a quoted string. (A single Content-Type holding an
+ * unquoted comma, which RFC 9110 does not allow, is cut there too.)
+ */
+function firstHeaderValue(value: string): string {
+  let quoted = false;
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (quoted && code === BACKSLASH) index += 1;
+    else if (code === QUOTE) quoted = !quoted;
+    else if (code === COMMA && !quoted) return value.slice(0, index);
+  }
+  return value;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+
+const lenientUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * A non-JSON body is validated as bytes, and `jsonable_encoder` echoes them
- * with `bytes.decode()`: strict UTF-8, so other bytes end in a 500.
+ * with `bytes.decode()`: strict UTF-8, where FastAPI fails with a 500 on
+ * other bytes. Here each malformed sequence becomes U+FFFD instead, as
+ * `bytes.decode(errors="replace")` would write it, so the 422 still answers.
  */
 function decodeRawText(body: Uint8Array): string {
-  try {
-    return strictUtf8.decode(body);
-  } catch (error) {
-    throw new Error(
-      "Cannot render the validation error: the body is not UTF-8 text",
-      { cause: error },
-    );
-  }
+  return lenientUtf8.decode(body);
 }
 
-const LONE_SURROGATE =
-  /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+/**
+ * Whether the text holds at least `depth` openers, without which nothing in
+ * it nests that deep: a cheap pass that spares walking the echoed inputs
+ * (slow through the key-ordering proxies of many-keyed objects).
+ */
+function mayNestAsDeepAs(text: string, depth: number): boolean {
+  let openers = 0;
+  for (let index = 0; index < text.length; index += 1) {
+    const code = text.charCodeAt(index);
+    if ((code === 0x5b || code === 0x7b) && ++openers >= depth) return true;
+  }
+  return false;
+}
 
 /**
- * Fails as Starlette's `JSONResponse` fails on what it cannot render: a
- * string with a lone surrogate (UTF-8 encoding), a float out of range
- * (`allow_nan=False`), or input nested past Python's recursion limit.
+ * Whether an echoed input nests as deep as Python's recursion limit lets
+ * `jsonable_encoder` go: FastAPI fails with `RecursionError` there, answered
+ * here as the 400 a `RecursionError` while parsing gets. (Lone surrogates and
+ * floats out of range, its other failures, render: see
+ * {@linkcode parseBulkRequest}.)
  */
-function assertRenderable(issues: ValidationIssue[]): void {
+function echoesTooDeep(issues: ValidationIssue[]): boolean {
   const pending: [unknown, number][] = issues.map((issue) => [issue.input, 0]);
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const [value, depth] = next;
-    let problem: string | undefined;
-    if (typeof value === "string") {
-      if (LONE_SURROGATE.test(value)) problem = "a lone surrogate";
-    } else if (typeof value === "number") {
-      if (!Number.isFinite(value)) problem = "a float out of range";
-    } else if (Array.isArray(value) || isJsonObject(value)) {
-      if (depth >= MAX_ECHO_DEPTH) problem = "input nested too deep";
-      for (const [key, item] of Object.entries(value)) {
-        pending.push([key, depth], [item, depth + 1]);
-      }
-    }
-    if (problem !== undefined) {
-      throw new Error(
-        `Cannot render the validation error: its input holds ${problem}`,
-      );
+    if (Array.isArray(value) || isJsonObject(value)) {
+      if (depth >= MAX_ECHO_DEPTH) return true;
+      for (const item of Object.values(value)) pending.push([item, depth + 1]);
     }
   }
+  return false;
 }

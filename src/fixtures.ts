@@ -407,13 +407,15 @@ function role(entry: JsonObject, path: string): Role {
   return value as Role;
 }
 
+/** A date-time with an offset of at most ±23:59, as RFC 3339 allows. */
 const ISO_8601 =
-  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/;
+  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d+)?)?(Z|[+-]([01]\d|2[0-3]):?[0-5]\d)$/;
 
 function timestamp(entry: JsonObject, key: string, path: string): string {
   const value = entry[key];
   const match = typeof value === "string" ? ISO_8601.exec(value) : null;
-  if (match === null || !isCalendarDate(match)) {
+  const time = match === null ? NaN : Date.parse(value as string);
+  if (match === null || !isCalendarDate(match) || Number.isNaN(time)) {
     throw new FixturesError(
       `${path}.${key}`,
       `expected an ISO 8601 date-time with offset, got ${
@@ -421,7 +423,7 @@ function timestamp(entry: JsonObject, key: string, path: string): string {
       }`,
     );
   }
-  return new Date(Date.parse(value as string)).toISOString();
+  return new Date(time).toISOString();
 }
 
 /** Whether year, month and day name a real day (no February 30th). */

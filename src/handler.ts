@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { BODY_TIMEOUT_MS, ClientGoneError } from "./body.ts";
 import {
   countBody,
   type FinishedRequest,
@@ -27,6 +28,9 @@ export type Handler = (request: Request) => Promise<Response>;
 /** Where the handler reports failures it answered with a 500. */
 export type ErrorLogger = (requestId: string, error: unknown) => void;
 
+/** Where the handler notes what is not a failure of its own, in one line. */
+export type InfoLogger = (requestId: string, message: string) => void;
+
 /** Options of {@linkcode createHandler}. */
 export interface HandlerOptions {
   /** Where the data lives. */
@@ -50,6 +54,17 @@ export interface HandlerOptions {
    * 503, in milliseconds. Default 2000.
    */
   readinessTimeout?: number;
+  /**
+   * Where a client that went away mid-request (or missed the body deadline)
+   * is noted: one line, no stack. Default: `console.info`.
+   */
+  logInfo?: InfoLogger;
+  /**
+   * How long a request body may take to arrive once the handler reads it;
+   * beyond it the answer is 408 `REQUEST_TIMEOUT`. Default 30 s
+   * (`BODY_TIMEOUT_MS`).
+   */
+  bodyTimeoutMs?: number;
 }
 
 const router = new Router<Operation>([
@@ -100,7 +115,13 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  */
 export function createHandler(options: HandlerOptions): Handler {
   assertRuntimeSupport();
-  const { store, now = () => new Date(), logError = logToConsole } = options;
+  const {
+    store,
+    now = () => new Date(),
+    logError = logToConsole,
+    logInfo = infoToConsole,
+    bodyTimeoutMs = BODY_TIMEOUT_MS,
+  } = options;
   const { onRequestFinished, readinessTimeout = 2000 } = options;
   /** Answers a request; `facts` collects what the access log needs. */
   const handle = async (
@@ -122,9 +143,13 @@ export function createHandler(options: HandlerOptions): Handler {
         now,
         reportError,
         readinessTimeout,
+        bodyTimeoutMs,
       });
     } catch (error) {
       if (facts !== undefined) facts.errorCode = errorCodeOf(error);
+      if (error instanceof ClientGoneError) {
+        logInfo(requestId, `client went away: ${error.detail}`);
+      }
       response = errorResponse(error, requestId, reportError);
     }
     response.headers.set("x-request-id", requestId);
@@ -227,4 +252,8 @@ function errorResponse(
 
 function logToConsole(requestId: string, error: unknown): void {
   console.error(`[request ${requestId}] unexpected error:`, error);
+}
+
+function infoToConsole(requestId: string, message: string): void {
+  console.info(`[request ${requestId}] ${message}`);
 }

@@ -40,8 +40,6 @@ const MAX_INT_DIGITS = 4300;
  */
 const MAX_NESTING = 9998;
 
-const LONG_DIGIT_RUN = new RegExp(`[0-9]{${MAX_INT_DIGITS + 1}}`);
-
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
@@ -99,10 +97,10 @@ export function parseJsonText(text: string): JsonTextResult {
   try {
     value = JSON.parse(text);
   } catch {
-    const scanned = scan(text, false);
-    if (scanned.ok) {
-      throw new Error("Cannot locate the JSON error: JSON.parse refused it");
-    }
+    const scanned = scan(text, true);
+    // Valid for Python yet refused by JSON.parse (e.g. a runtime's own
+    // nesting limit): Python's value serves as well.
+    if (scanned.ok) return scanned;
     return {
       ok: false,
       position: codePointIndex(text, scanned.index),
@@ -121,8 +119,8 @@ export function parseJsonText(text: string): JsonTextResult {
  * included), a repeated key keeping its first place and its last value.
  *
  * Numbers that need Python's spelling are `JSON.rawJSON` values (see
- * {@linkcode isJsonObject}); a float that overflows is `Infinity`, which
- * Python cannot render either.
+ * {@linkcode isJsonObject}); a float that overflows (Python's `inf`, which
+ * Starlette cannot render) keeps the client's own digits, e.g. `1e400`.
  *
  * @param text Valid JSON text (see {@linkcode parseJsonText}).
  * @returns The decoded value.
@@ -299,16 +297,24 @@ function fromCharCodes(units: number[]): string {
 
 /**
  * Whether valid text could still break one of Python's limits: a run of more
- * than 4300 digits, or more openers than the nesting allows. Cheap, so that
- * ordinary bodies skip the second scan.
+ * than 4300 digits, or more openers than the nesting allows. One pass over
+ * the text (a regex such as `[0-9]{4301}` would retry every digit of every
+ * shorter run: quadratic in the run's length), so that ordinary bodies skip
+ * the second scan cheaply.
  */
 function mayExceedPythonLimits(text: string): boolean {
   if (text.length <= MAX_INT_DIGITS) return false;
-  if (LONG_DIGIT_RUN.test(text)) return true;
   let openers = 0;
+  let digits = 0;
   for (let index = 0; index < text.length; index += 1) {
     const code = text.charCodeAt(index);
-    if (code === OPEN_BRACKET || code === OPEN_BRACE) openers += 1;
+    if (code >= ZERO && code <= NINE) {
+      digits += 1;
+      if (digits > MAX_INT_DIGITS) return true;
+    } else {
+      digits = 0;
+      if (code === OPEN_BRACKET || code === OPEN_BRACE) openers += 1;
+    }
   }
   return openers > MAX_NESTING;
 }
@@ -573,7 +579,7 @@ function scanNumber(
   if (!build) return { ok: true, value: undefined, end: index };
   return {
     ok: true,
-    value: isFloat ? pythonFloat(Number(source)) : pythonInt(source),
+    value: isFloat ? pythonFloat(source) : pythonInt(source),
     end: index,
   };
 }
@@ -585,9 +591,14 @@ function pythonInt(source: string): unknown {
   return RawJson.rawJSON(source);
 }
 
-/** A float: a plain number when JS spells it as Python's `repr` does. */
-function pythonFloat(value: number): unknown {
-  if (!Number.isFinite(value)) return value;
+/**
+ * A float: a plain number when JS spells it as Python's `repr` does. One out
+ * of range (Python's `inf`, which Starlette cannot render) keeps the digits
+ * the client wrote, so that an error can echo it as valid JSON.
+ */
+function pythonFloat(source: string): unknown {
+  const value = Number(source);
+  if (!Number.isFinite(value)) return RawJson.rawJSON(source);
   const repr = pythonFloatRepr(value);
   return repr === String(value) ? value : RawJson.rawJSON(repr);
 }

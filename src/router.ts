@@ -97,7 +97,9 @@ function matchSegments(
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+// ignoreBOM: a leading EF BB BF is part of the segment, as for Python's
+// `unquote`, not a byte order mark to drop.
+const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
 const ESCAPE = /%([0-9a-fA-F]{2})/y;
 
 /**

@@ -524,6 +524,11 @@ describe("parseFixtures refuses a broken document with the offending path", () =
         "2025-02-29T10:00:00Z",
         "2026-03-01T24:00:00Z",
         "2026-03-01T10:60:00Z",
+        // Offsets out of range once threw a RangeError from toISOString.
+        "2026-03-01T10:00:00+25:00",
+        "2026-03-01T10:00:00-24:00",
+        "2026-03-01T10:00:00+01:60",
+        "2026-03-01T10:00:00+9999",
       ]
     ) {
       assertRefused(

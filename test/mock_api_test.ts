@@ -229,6 +229,12 @@ describe("createMockApi with MSW setupServer", () => {
         error instanceof FixturesError && error.path === "calls[0].project_id",
     );
     await assert.rejects(
+      api.addCall({ created_at: "2026-03-09T10:00:00+25:00" }),
+      (error: unknown) =>
+        error instanceof FixturesError &&
+        /^calls\[\d+\]\.created_at$/.test(error.path),
+    );
+    await assert.rejects(
       api.addFlow({
         trigger: { type: "schedule", cron: "nope", timezone: "UTC" },
       }),

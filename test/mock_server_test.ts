@@ -90,6 +90,22 @@ describe("mock server handler", () => {
     assert.equal((await send(messages, { headers: owner })).status, 200);
   });
 
+  it("PUT /__mock/fixtures names a created_at whose offset is out of range", async () => {
+    const fixtures = structuredClone(apiFixtures) as {
+      calls: { created_at: string }[];
+    };
+    fixtures.calls[1]!.created_at = "2026-03-09T10:00:00+25:00";
+    const bad = await send("/__mock/fixtures", {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(fixtures),
+    });
+    assert.equal(bad.status, 400);
+    const body = await bad.json();
+    assert.equal(body.error_code, "INVALID_FIXTURES");
+    assert.match(body.message, /calls\[1\]\.created_at: /);
+  });
+
   it("the control API answers 404 and 405 like the API", async () => {
     const unknown = await send("/__mock/nothing", { method: "POST" });
     assert.equal(unknown.status, 404);

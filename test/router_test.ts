@@ -129,6 +129,14 @@ describe("Router.match", () => {
     );
   });
 
+  it("keeps a leading byte order mark in a param, as Python's unquote does", () => {
+    assert.equal(
+      router.match("DELETE", "/v1/integration/%EF%BB%BFabc").params
+        .integration_id,
+      "\ufeffabc",
+    );
+  });
+
   it("does not decode static segments", () => {
     assertRefused("GET", "/v1/call/42/%6Dessage", 404);
   });

@@ -4,20 +4,39 @@
  * @module
  */
 import type { Handler } from "../handler.ts";
-import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
+import {
+  type RunningServer,
+  type ServeOptions,
+  serverUrl,
+  serveTimeouts,
+} from "./server.ts";
 
 /** The part of Bun's API this adapter uses. */
 interface BunRuntime {
   serve(options: {
     port: number;
     hostname: string;
-    fetch: Handler;
+    fetch: (request: Request, server: BunServer) => Promise<Response>;
     idleTimeout?: number;
-  }): { port: number; hostname: string; stop(force?: boolean): Promise<void> };
+  }): BunServer;
+}
+
+interface BunServer {
+  port: number;
+  hostname: string;
+  stop(force?: boolean): Promise<void>;
+  /** Sets one request's idle timeout, in seconds (0: none). */
+  timeout(request: Request, seconds: number): void;
 }
 
 /**
- * Serves the handler with `Bun.serve`.
+ * Serves the handler with `Bun.serve`, with `idleTimeout` set to
+ * `idleSeconds`: Bun closes a keep-alive connection idle that long, and a
+ * request whose body takes that long (its timer does not restart on body
+ * bytes). Bun has no header deadline to set, but closes a connection
+ * whose headers are incomplete after about 10 s, stalled or trickled. The
+ * bulk export's ZIP gets no idle timeout, so a slow reader is not cut off;
+ * Bun keeps that per-request setting for the rest of the connection.
  *
  * @example
  * ```ts ignore
@@ -29,11 +48,24 @@ interface BunRuntime {
  */
 export function serveBun(
   handler: Handler,
-  { port, hostname }: ServeOptions,
+  { port, hostname, timeouts }: ServeOptions,
 ): Promise<RunningServer> {
   const bun = (globalThis as unknown as { Bun: BunRuntime }).Bun;
-  // idleTimeout 0: a slow client reading a large ZIP must not be cut off.
-  const server = bun.serve({ port, hostname, fetch: handler, idleTimeout: 0 });
+  const { idleSeconds } = serveTimeouts(timeouts);
+  const server = bun.serve({
+    port,
+    hostname,
+    idleTimeout: Math.min(Math.max(Math.round(idleSeconds), 0), 255),
+    fetch: async (request, self) => {
+      const response = await handler(request);
+      // A slow client reading a large ZIP must not be cut off (Bun counts a
+      // client that reads nothing for a while as idle).
+      if (response.headers.get("content-type") === "application/zip") {
+        self.timeout(request, 0);
+      }
+      return response;
+    },
+  });
   return Promise.resolve({
     url: serverUrl(server.hostname, server.port),
     port: server.port,

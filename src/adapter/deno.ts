@@ -20,6 +20,11 @@ interface DenoRuntime {
 
 /**
  * Serves the handler with `Deno.serve`; resolves once it listens.
+ * `Deno.serve` has no deadline settings, so `timeouts` are ignored here: a
+ * connection whose headers never end stays open until the client leaves,
+ * and only the handler's own body deadline ends a body that never ends
+ * (e.g. chunked framing Deno waits on forever). Upstream:
+ * https://github.com/denoland/deno/issues/3515.
  *
  * @example
  * ```ts ignore

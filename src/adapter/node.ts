@@ -6,10 +6,19 @@
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import type { Handler } from "../handler.ts";
-import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
+import {
+  type RunningServer,
+  type ServeOptions,
+  serverUrl,
+  serveTimeouts,
+} from "./server.ts";
 
 /**
  * Serves the handler with Node's HTTP server, bridged by @hono/node-server.
+ * Node closes a connection whose headers take longer than `headersMs` and
+ * answers 408 to a request not received whole within `requestMs` (both
+ * checked every second); idle keep-alive connections close after
+ * `keepAliveMs`. A response, however slowly read, has no deadline.
  *
  * @example
  * ```ts ignore
@@ -21,10 +30,20 @@ import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
  */
 export function serveNode(
   handler: Handler,
-  { port, hostname }: ServeOptions,
+  { port, hostname, timeouts }: ServeOptions,
 ): Promise<RunningServer> {
+  const { headersMs, requestMs, keepAliveMs } = serveTimeouts(timeouts);
+  const serverOptions = {
+    headersTimeout: headersMs,
+    requestTimeout: Math.max(requestMs, headersMs),
+    keepAliveTimeout: keepAliveMs,
+    // Node checks the two deadlines above every 30 s by default, so they
+    // would fire up to 30 s late.
+    connectionsCheckingInterval: 1000,
+  };
   return new Promise((resolve, reject) => {
-    const server = serve({ fetch: handler, port, hostname }, (info) => {
+    const options = { fetch: handler, port, hostname, serverOptions };
+    const server = serve(options, (info) => {
       const address = info as AddressInfo;
       resolve({
         url: serverUrl(address.address, address.port),

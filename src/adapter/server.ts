@@ -11,6 +11,77 @@ export interface ServeOptions {
   port: number;
   /** The interface to listen on. */
   hostname: string;
+  /**
+   * Deadlines for slow clients, where the runtime allows them; unset fields
+   * keep {@linkcode DEFAULT_TIMEOUTS}.
+   */
+  timeouts?: Partial<ServeTimeouts>;
+}
+
+/**
+ * Deadlines for slow or stalled clients. Which runtime honours which: Node
+ * (its `http.Server`) all but `idleSeconds`; Bun only `idleSeconds`; Deno's
+ * `Deno.serve` none (it has no such settings). The handler's own body
+ * deadline (`bodyTimeoutMs` of `createHandler`, 30 s) applies everywhere.
+ */
+export interface ServeTimeouts {
+  /** Node: the request line and headers must arrive within this (ms). */
+  headersMs: number;
+  /**
+   * Node: the whole request, body included, must arrive within this (ms);
+   * beyond it Node answers 408 and closes. A backstop behind the handler's
+   * body deadline, so it is longer.
+   */
+  requestMs: number;
+  /** Node: how long an idle keep-alive connection stays open (ms). */
+  keepAliveMs: number;
+  /**
+   * Bun: `idleTimeout`, in seconds (at most 255; Bun checks it every 4 s).
+   * Bun closes an idle keep-alive connection after it, and also a request
+   * whose body is still arriving (body bytes do not restart Bun's timer), so
+   * it is longer than the handler's 30-s body deadline, which answers 408
+   * first. The bulk export's ZIP is exempt, so a slow reader is not cut off
+   * (as on the other runtimes). Headers still incomplete after about 10 s
+   * are closed by Bun itself, whatever this is.
+   */
+  idleSeconds: number;
+}
+
+/**
+ * The default deadlines: headers within 10 s, the whole request within 40 s,
+ * keep-alive connections idle for 5 s (Node), Bun's idle timeout 40 s.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { DEFAULT_TIMEOUTS } from "./server.ts";
+ *
+ * assert.equal(DEFAULT_TIMEOUTS.headersMs, 10_000);
+ * ```
+ */
+export const DEFAULT_TIMEOUTS: Readonly<ServeTimeouts> = Object.freeze({
+  headersMs: 10_000,
+  requestMs: 40_000,
+  keepAliveMs: 5_000,
+  idleSeconds: 40,
+});
+
+/**
+ * The deadlines in effect: the defaults, overridden by what is set.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { serveTimeouts } from "./server.ts";
+ *
+ * assert.equal(serveTimeouts({ headersMs: 2000 }).headersMs, 2000);
+ * assert.equal(serveTimeouts().keepAliveMs, 5000);
+ * ```
+ */
+export function serveTimeouts(
+  timeouts: Partial<ServeTimeouts> = {},
+): ServeTimeouts {
+  return { ...DEFAULT_TIMEOUTS, ...timeouts };
 }
 
 /** A server listening for the handler. */

@@ -30,11 +30,14 @@ import type { OperationContext } from "./context.ts";
  * ```
  */
 export async function bulkDownload(
-  { request, store, now, reportError }: OperationContext,
+  { request, store, now, reportError, bodyTimeoutMs }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const callIds = parseBulkRequest(
-    await readBody(request),
+    await readBody(
+      request,
+      bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs },
+    ),
     request.headers.get("content-type"),
   );
   authorize(grant, "transcripts:read");

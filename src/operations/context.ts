@@ -17,6 +17,8 @@ export interface OperationContext {
   reportError: (error: unknown) => void;
   /** How long `GET /readyz` waits for the store, in ms. Default 2000. */
   readinessTimeout?: number;
+  /** How long a request body may take to arrive. Default 30 s. */
+  bodyTimeoutMs?: number;
 }
 
 /** An operation: one endpoint's work. */
