@@ -46,6 +46,7 @@ describe("mock server handler", () => {
   it("PUT /__mock/fixtures replaces the whole state and the reset target", async () => {
     const put = await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({
         projects: [{ project_id: PROJECT, name: "Acme" }],
         tokens: [{ token: "new-token", project_id: PROJECT, role: "owner" }],
@@ -63,6 +64,7 @@ describe("mock server handler", () => {
 
     await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify(apiFixtures),
     });
     assert.equal((await send(messages, { headers: owner })).status, 200);
@@ -71,6 +73,7 @@ describe("mock server handler", () => {
   it("PUT /__mock/fixtures refuses a bad document and changes nothing", async () => {
     const bad = await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({ projects: [{ project_id: "nope", name: "X" }] }),
     });
     assert.equal(bad.status, 400);
@@ -81,6 +84,7 @@ describe("mock server handler", () => {
 
     const notJson = await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: "{",
     });
     assert.equal(notJson.status, 400);
@@ -268,7 +272,7 @@ describe(`mock command under ${runtimeName()}`, () => {
     );
     assert.match(
       started.output,
-      /POST http:\/\/127\.0\.0\.1:\d+\/__mock\/reset/,
+      /Control API: http:\/\/127\.0\.0\.1:\d+\/__mock\/ \(reset, fixtures, state, requests, faults/,
     );
   });
 
@@ -316,6 +320,7 @@ describe(`mock command under ${runtimeName()}`, () => {
 
     const put = await fetch(`${started.url}/__mock/fixtures`, {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({
         projects: [{ project_id: PROJECT, name: "Acme" }],
         tokens: [{

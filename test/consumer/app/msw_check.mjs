@@ -10,7 +10,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { setupServer } from "msw/node";
-import { createMockApi, FixturesError } from "@callflow/api/mock";
+import { FixturesError } from "@callflow/api/mock";
+import { createMockApi } from "@callflow/api/mock/msw";
 
 const fixtures = JSON.parse(readFileSync("fixtures.json", "utf8"));
 const BASE = "https://api.example.com";
