@@ -49,6 +49,8 @@ export interface Fault extends FaultRule {
 /** A fault rule that breaks the format; the message names the field. */
 export class FaultRuleError extends Error {
   /**
+   * Creates the error.
+   *
    * @param message What is wrong, naming the field.
    */
   constructor(message: string) {
