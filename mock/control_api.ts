@@ -182,24 +182,21 @@ async function readJson(
   errorCode: string,
 ): Promise<unknown> {
   const type = request.headers.get("content-type");
+  const media = type === null
+    ? undefined
+    : type.split(";")[0]!.trim().toLowerCase();
+  const unsupported = () =>
+    new HttpError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Control API bodies must be sent with Content-Type: application/json",
+    );
+  if (type !== null && media !== "application/json") throw unsupported();
   const length = request.headers.get("content-length");
-  const hasBody = request.body !== null && length !== "0";
-  if (type !== null || hasBody) {
-    const media = type === null
-      ? undefined
-      : type.split(";")[0]!.trim().toLowerCase();
-    if (media !== "application/json") {
-      throw new HttpError(
-        415,
-        "UNSUPPORTED_MEDIA_TYPE",
-        "Control API bodies must be sent with Content-Type: application/json",
-      );
-    }
-  }
-  if (!hasBody) return undefined;
   if (length !== null && Number(length) > limit) throw tooLarge(limit);
-  const text = await readText(request.body!, limit);
+  const text = request.body === null ? "" : await readText(request.body, limit);
   if (text === "") return undefined;
+  if (type === null) throw unsupported();
   const depth = nestingDepth(text);
   if (depth > MAX_FIXTURES_DEPTH) {
     throw new HttpError(

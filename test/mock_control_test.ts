@@ -8,14 +8,11 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { after, before, beforeEach, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { setupServer } from "msw/node";
 import {
   createMockServer,
@@ -34,6 +31,7 @@ import {
   INTEGRATIONS,
   TOKENS,
 } from "./support/api_fixtures.ts";
+import { type RunningCli, startMockCli } from "./support/mock_cli.ts";
 import { readZip } from "./support/zip_reader.ts";
 
 /** How a test drives a mock: in process, or over the control API. */
@@ -286,6 +284,8 @@ describe("the mock in process, through MSW", () => {
   });
 });
 
+async function* none() {}
+
 describe("the bulk export's ZIP", () => {
   it("is written without a single fetch", async () => {
     const original = globalThis.fetch;
@@ -295,7 +295,6 @@ describe("the bulk export's ZIP", () => {
       return Promise.reject(new Error("no fetch expected"));
     }) as typeof fetch;
     try {
-      async function* none() {}
       const zip = transcriptArchive(
         { callId: CALLS.first, messages: ['{"text":"hi"}'] },
         none(),
@@ -467,37 +466,6 @@ describe("the control API's guards", () => {
   });
 });
 
-// The `mock` command, under the runtime running this test.
-const CLI = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
-
-function startCli(
-  args: string[],
-): Promise<{ child: ChildProcess; url: string; output: () => string }> {
-  const command = runtimeName() === "deno"
-    ? [process.execPath, "run", "--allow-all", CLI, ...args]
-    : [process.execPath, CLI, ...args];
-  const child = spawn(command[0]!, command.slice(1), {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`The mock command did not start:\n${output}`));
-    }, 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (url !== undefined && /Stop with Ctrl\+C/.test(output)) {
-        clearTimeout(timer);
-        resolve({ child, url, output: () => output });
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-  });
-}
-
 /** A raw HTTP request, so that the `Host` header can be set. */
 function rawGet(url: string, host: string): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -512,7 +480,7 @@ function rawGet(url: string, host: string): Promise<number> {
 
 describe(`the mock command's control API under ${runtimeName()}`, () => {
   const directory = mkdtempSync(join(tmpdir(), "mock-control-"));
-  let cli: { child: ChildProcess; url: string; output: () => string };
+  let cli: RunningCli;
   const control = async (
     method: string,
     path: string,
@@ -532,7 +500,7 @@ describe(`the mock command's control API under ${runtimeName()}`, () => {
   before(async () => {
     const fixtures = join(directory, "fixtures.json");
     writeFileSync(fixtures, JSON.stringify(apiFixtures));
-    cli = await startCli([
+    cli = await startMockCli([
       "mock",
       "--port",
       "0",
@@ -543,11 +511,7 @@ describe(`the mock command's control API under ${runtimeName()}`, () => {
   });
 
   after(async () => {
-    if (cli.child.exitCode === null) {
-      const exited = new Promise((resolve) => cli.child.once("exit", resolve));
-      cli.child.kill("SIGTERM");
-      await exited;
-    }
+    await cli.stop();
     rmSync(directory, { recursive: true, force: true });
   });
 
