@@ -22,6 +22,7 @@ import {
   PROJECT,
   TOKENS,
 } from "./support/api_fixtures.ts";
+import { type RunningCli, startMockCli } from "./support/mock_cli.ts";
 import { readZip } from "./support/zip_reader.ts";
 
 const ORIGIN = "http://localhost:5173";
@@ -153,49 +154,13 @@ function cliCommand(args: string[]): [string, string[]] {
   }
 }
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: string;
-}
-
-/** Starts the command; resolves once it prints its address and tokens. */
-function startCli(args: string[]): Promise<Started> {
-  const [command, commandArgs] = cliCommand(args);
-  const child = spawn(command, commandArgs, {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  let started: Started | undefined;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`The mock command did not start:\n${output}`));
-    }, 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (started !== undefined) {
-        started.output = output;
-      } else if (url !== undefined && /Control API/.test(output)) {
-        clearTimeout(timer);
-        started = { child, url, output };
-        resolve(started);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`The mock command exited with ${code}:\n${output}`));
-    });
-  });
-}
-
 /** Resolves once the command has printed something that matches. */
-async function waitForOutput(started: Started, pattern: RegExp): Promise<void> {
-  for (let tries = 0; !pattern.test(started.output); tries += 1) {
-    if (tries === 100) assert.fail(`No ${pattern} in:\n${started.output}`);
+async function waitForOutput(
+  started: RunningCli,
+  pattern: RegExp,
+): Promise<void> {
+  for (let tries = 0; !pattern.test(started.output()); tries += 1) {
+    if (tries === 100) assert.fail(`No ${pattern} in:\n${started.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -220,19 +185,11 @@ function runCli(
   });
 }
 
-function stopCli(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    child.once("exit", (code) => resolve(code));
-    child.kill("SIGTERM");
-  });
-}
-
 describe(`mock command under ${runtimeName()}`, () => {
   const directory = mkdtempSync(join(tmpdir(), "mock-cli-"));
   const fixturesPath = join(directory, "fixtures.json");
   const badPath = join(directory, "bad.json");
-  let started: Started;
+  let started: RunningCli;
 
   before(async () => {
     writeFileSync(fixturesPath, JSON.stringify(apiFixtures));
@@ -248,7 +205,7 @@ describe(`mock command under ${runtimeName()}`, () => {
         }],
       }),
     );
-    started = await startCli([
+    started = await startMockCli([
       "mock",
       "--port",
       "0",
@@ -260,18 +217,18 @@ describe(`mock command under ${runtimeName()}`, () => {
   });
 
   after(async () => {
-    if (started !== undefined) await stopCli(started.child);
+    if (started !== undefined) await started.stop();
     rmSync(directory, { recursive: true, force: true });
   });
 
   it("prints its address, its tokens and the control API", () => {
     assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.match(
-      started.output,
+      started.output(),
       new RegExp(`${TOKENS.owner}\\s+owner\\s+Acme`),
     );
     assert.match(
-      started.output,
+      started.output(),
       /Control API: http:\/\/127\.0\.0\.1:\d+\/__mock\/ \(reset, fixtures, state, requests, faults/,
     );
   });

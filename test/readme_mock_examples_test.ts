@@ -104,8 +104,15 @@ describe("the README's mock examples", () => {
     writeFileSync(file, source);
     // Deno reads the project's import map from its deno.json.
     const config = fileURLToPath(new URL("../deno.json", import.meta.url));
+    // Under Deno an imported msw keeps the process alive: a wrapper imports
+    // the example as written, then exits.
+    const wrapper = join(directory, "run_example.ts");
+    writeFileSync(
+      wrapper,
+      'await import("./example.ts");\nprocess.exit(0);\n',
+    );
     const args = runtimeName() === "deno"
-      ? ["run", "--allow-all", "--config", config, file]
+      ? ["run", "--allow-all", "--config", config, wrapper]
       : [file];
     const output = execFileSync(process.execPath, args, { encoding: "utf8" });
     assert.equal(output.trim(), "[]");
