@@ -336,7 +336,9 @@ export function defaultErrorCode(status: number): string {
 /**
  * A copy of a response whose body aborts after `limit` bytes: the client
  * sees an aborted transfer, never a complete body (even a shorter body ends
- * in an error rather than its end).
+ * in an error rather than its end, and `Content-Length` promises one byte
+ * past the cut, for clients of servers that end an errored body quietly, as
+ * MSW 3 does). A bodiless answer (204) gets a dropped connection instead.
  *
  * @param response The response to cut.
  * @param limit Bytes to let through.
@@ -352,6 +354,8 @@ export function defaultErrorCode(status: number): string {
  * ```
  */
 export function cutResponse(response: Response, limit: number): Response {
+  // A bodiless answer (204) cannot be cut: its connection is dropped.
+  if ([101, 204, 205, 304].includes(response.status)) return Response.error();
   const reader = response.body?.getReader();
   let sent = 0;
   const failure = () =>
@@ -362,8 +366,8 @@ export function cutResponse(response: Response, limit: number): Response {
         ? { done: true as const, value: undefined }
         : await reader.read();
       if (result.done || sent >= limit) {
-        await reader?.cancel().catch(() => {});
         controller.error(failure());
+        reader?.cancel().catch(() => {});
         return;
       }
       const chunk = result.value.subarray(0, limit - sent);
@@ -376,8 +380,10 @@ export function cutResponse(response: Response, limit: number): Response {
       return reader?.cancel(reason);
     },
   }, { highWaterMark: 0 });
+  // A length past the cut: a client that sees the body end early (MSW 3
+  // ends it quietly when it errors) still knows the transfer broke off.
   const headers = new Headers(response.headers);
-  headers.delete("content-length");
+  headers.set("content-length", `${limit + 1}`);
   return new Response(body, {
     status: response.status,
     statusText: response.statusText,

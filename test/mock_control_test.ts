@@ -8,11 +8,14 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { after, before, beforeEach, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
 import { setupServer } from "msw/node";
 import {
   createMockServer,
@@ -562,6 +565,33 @@ describe(`the mock command's control API under ${runtimeName()}`, () => {
     });
     assert.equal(reset.status, 403);
     await reset.arrayBuffer();
+  });
+
+  it("prints its version and, with --help, the control API", () => {
+    const cli = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
+    const runCli = (flag: string) =>
+      execFileSync(
+        process.execPath,
+        runtimeName() === "deno"
+          ? ["run", "--allow-all", cli, flag]
+          : [cli, flag],
+        { encoding: "utf8" },
+      );
+    const { version } = JSON.parse(
+      readFileSync(new URL("../package.json", import.meta.url), "utf8"),
+    );
+    assert.equal(runCli("--version").trim(), version);
+    const help = runCli("--help");
+    for (
+      const route of [
+        "POST   /__mock/reset",
+        "GET    /__mock/requests",
+        "POST   /__mock/faults",
+        "GET    /__mock/openapi.json",
+        "--verbose",
+        "--version",
+      ]
+    ) assert.ok(help.includes(route), route);
   });
 
   it("prints one line per request with --verbose", async () => {

@@ -179,7 +179,7 @@ describe("the packed package in a fresh project", () => {
         ["--test", "msw_check.mjs"],
         project,
       );
-      assert.match(output, /^ℹ pass 7$/m, output);
+      assert.match(output, /^ℹ pass 8$/m, output);
       assert.match(output, /^ℹ fail 0$/m, output);
     } finally {
       delete ENV.EXPECTED_MSW_MAJOR;
