@@ -11,33 +11,57 @@
  *
  * Serves the real API over an in-memory store seeded with the fixtures (the
  * built-in demo set when none are given), with permissive CORS and the
- * control API (`POST /__mock/reset`, `PUT /__mock/fixtures`). Prints its
- * address and tokens at start; stops on SIGINT and SIGTERM.
+ * control API under `/__mock/` (reset, fixtures, state, request journal,
+ * faults; described at `/__mock/openapi.json`). Prints its address and
+ * tokens at start, with `--verbose` one line per request; stops on SIGINT
+ * and SIGTERM. `--version` prints the package's version.
  *
  * @module
  */
 import "../src/require_supported_runtime.ts";
+import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { demoFixtures } from "../src/demo_fixtures.ts";
 import { type Fixtures, FixturesError } from "../src/fixtures.ts";
 import { describeTokens, readFixturesFile } from "../src/fixtures_file.ts";
 import { runtimeName, serve } from "../src/serve.ts";
+import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
+import { isDroppedConnection } from "./drop_connection.ts";
+import { isLoopbackHost } from "./guard.ts";
+import { DEFAULT_JOURNAL_LIMIT } from "./journal.ts";
 import { createMockServer } from "./mock_server.ts";
 
 const USAGE = `Usage: callflow-api mock [options]
+       callflow-api --version
 
 Serves a mock of the API: the real handler over an in-memory store.
 
 Options:
-  --port <n>         Port to listen on (default 4010; 0 picks a free one)
-  --host <name>      Interface to listen on (default 127.0.0.1)
-  --fixtures <file>  Fixtures file to seed from (default: the demo data)
-  -h, --help         Show this help
+  --port <n>             Port to listen on (default 4010; 0 picks a free one)
+  --host <name>          Interface to listen on (default 127.0.0.1). Another
+                         than a loopback address also lifts the Host check
+  --fixtures <file>      Fixtures file to seed from (default: the demo data)
+  --journal-limit <n>    Requests the journal keeps (default ${DEFAULT_JOURNAL_LIMIT})
+  --fixtures-limit <n>   Largest PUT /__mock/fixtures body in bytes
+                         (default ${DEFAULT_FIXTURES_LIMIT})
+  -v, --verbose          Print one line per request: method, path, status, ms
+  -V, --version          Print the version
+  -h, --help             Show this help
 
-Control API (no token needed):
-  POST /__mock/reset     Back to the fixtures
-  PUT  /__mock/fixtures  Replace the whole state with a fixtures document`;
+Control API (no token; JSON bodies; pages on other sites are refused):
+  POST   /__mock/reset         Back to the fixtures; clears journal and faults
+  PUT    /__mock/fixtures      Replace the whole state with a fixtures document
+  GET    /__mock/state         The current state as a fixtures document
+  GET    /__mock/requests      The requests answered, oldest first
+  DELETE /__mock/requests      Forget them
+  GET    /__mock/faults        The fault rules in force
+  POST   /__mock/faults        Add one, e.g. {"operation": "testTrigger",
+                               "status": 503, "times": 1}
+  DELETE /__mock/faults[/id]   Remove all, or one
+  GET    /__mock/openapi.json  The control API's OpenAPI document
+Any API request may send Prefer: code=<status> for a status its operation
+defines in /openapi.json.`;
 
 /** A mistake on the command line: usage is printed, exit code 2. */
 class UsageError extends Error {}
@@ -46,9 +70,37 @@ interface Settings {
   port: number;
   hostname: string;
   fixturesPath: string | undefined;
+  verbose: boolean;
+  journalLimit: number;
+  fixturesLimit: number;
 }
 
-function parseSettings(args: string[]): Settings | undefined {
+/** The package's version, from the package.json next to the sources or dist. */
+function packageVersion(): string {
+  for (const path of ["../package.json", "../../package.json"]) {
+    try {
+      const manifest = JSON.parse(
+        readFileSync(new URL(path, import.meta.url), "utf8"),
+      ) as { name?: string; version?: string };
+      if (manifest.name === "@callflow/api") return manifest.version ?? "";
+    } catch {
+      // Not there: try the next place.
+    }
+  }
+  return "unknown";
+}
+
+function positiveInteger(name: string, value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
+    throw new UsageError(
+      `Invalid --${name} "${value}": expected a positive integer`,
+    );
+  }
+  return number;
+}
+
+function parseSettings(args: string[]): Settings | "help" | "version" {
   let parsed;
   try {
     parsed = parseArgs({
@@ -58,6 +110,16 @@ function parseSettings(args: string[]): Settings | undefined {
         port: { type: "string", default: "4010" },
         host: { type: "string", default: "127.0.0.1" },
         fixtures: { type: "string" },
+        "journal-limit": {
+          type: "string",
+          default: `${DEFAULT_JOURNAL_LIMIT}`,
+        },
+        "fixtures-limit": {
+          type: "string",
+          default: `${DEFAULT_FIXTURES_LIMIT}`,
+        },
+        verbose: { type: "boolean", short: "v", default: false },
+        version: { type: "boolean", short: "V", default: false },
         help: { type: "boolean", short: "h", default: false },
       },
     });
@@ -65,7 +127,8 @@ function parseSettings(args: string[]): Settings | undefined {
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.help) return undefined;
+  if (values.help) return "help";
+  if (values.version) return "version";
   const [command, ...extra] = positionals;
   if (command !== "mock") {
     throw new UsageError(
@@ -83,7 +146,14 @@ function parseSettings(args: string[]): Settings | undefined {
       `Invalid --port "${values.port}": expected 0 to 65535`,
     );
   }
-  return { port, hostname: values.host, fixturesPath: values.fixtures };
+  return {
+    port,
+    hostname: values.host,
+    fixturesPath: values.fixtures,
+    verbose: values.verbose,
+    journalLimit: positiveInteger("journal-limit", values["journal-limit"]),
+    fixturesLimit: positiveInteger("fixtures-limit", values["fixtures-limit"]),
+  };
 }
 
 function loadFixtures(path: string | undefined): Promise<Fixtures> {
@@ -103,7 +173,7 @@ function isAddressInUse(error: unknown): boolean {
 }
 
 async function main(args: string[]): Promise<number> {
-  let settings: Settings | undefined;
+  let settings: Settings | "help" | "version";
   try {
     settings = parseSettings(args);
   } catch (error) {
@@ -111,15 +181,25 @@ async function main(args: string[]): Promise<number> {
     console.error(`${error.message}\n\n${USAGE}`);
     return 2;
   }
-  if (settings === undefined) {
+  if (settings === "help") {
     console.log(USAGE);
     return 0;
   }
-  const { port, hostname, fixturesPath } = settings;
+  if (settings === "version") {
+    console.log(packageVersion());
+    return 0;
+  }
+  const { port, hostname, fixturesPath, verbose } = settings;
 
   let mock;
   try {
-    mock = createMockServer({ fixtures: await loadFixtures(fixturesPath) });
+    mock = createMockServer({
+      fixtures: await loadFixtures(fixturesPath),
+      journalLimit: settings.journalLimit,
+      fixturesLimit: settings.fixturesLimit,
+      // Bound to another interface on purpose: other names reach it.
+      allowAnyHost: !isLoopbackHost(hostname) && hostname !== "::1",
+    });
   } catch (error) {
     if (!(error instanceof FixturesError)) throw error;
     // A problem inside the file names its path there: say which file too.
@@ -129,9 +209,20 @@ async function main(args: string[]): Promise<number> {
   }
 
   // Say when the control API changes the state: the tokens may be new.
-  const handler = async (request: Request) => {
-    const response = await mock.fetch(request);
+  const handler = async (request: Request, env?: unknown) => {
+    const started = performance.now();
+    const response = await mock.fetch(request, env);
     const { pathname } = new URL(request.url);
+    if (verbose) {
+      const status = isDroppedConnection(response)
+        ? "dropped"
+        : response.status;
+      console.log(
+        `${request.method} ${pathname} ${status} ${
+          Math.round(performance.now() - started)
+        }ms`,
+      );
+    }
     if (response.status === 204 && pathname === "/__mock/reset") {
       console.log("Reset: back to the fixtures");
     } else if (response.status === 204 && pathname === "/__mock/fixtures") {
@@ -166,8 +257,8 @@ async function main(args: string[]): Promise<number> {
       `Mock API listening on ${server.url} (${runtimeName()}, ${source})`,
       `Tokens (token, role, project):`,
       tokens,
-      `Control API: POST ${server.url}/__mock/reset, PUT ${server.url}/__mock/fixtures`,
-      `CORS: any origin allowed. Stop with Ctrl+C.`,
+      `Control API: ${server.url}/__mock/ (reset, fixtures, state, requests, faults; see ${server.url}/__mock/openapi.json)`,
+      `CORS: any origin for the API; the control API only for pages on localhost. Stop with Ctrl+C.`,
     ].join("\n"),
   );
 

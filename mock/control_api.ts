@@ -1,34 +1,57 @@
 /**
  * The standalone mock server's control API, under the reserved `/__mock/`
- * prefix: `POST /__mock/reset` and `PUT /__mock/fixtures`.
+ * prefix: reset, fixtures, state, request journal, faults, and its own
+ * OpenAPI document.
  *
  * @module
  */
 import { FixturesError, type FixturesInput } from "../src/fixtures.ts";
 import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
+import { controlOpenApiDocument } from "./control_openapi.ts";
+import { type FaultRule, FaultRuleError } from "./faults.ts";
+import { CONTROL_PREFIX } from "./guard.ts";
 import type { MockState } from "./mock_state.ts";
 
-/** The path prefix reserved for the control API. */
-export const CONTROL_PREFIX = "/__mock/";
+export { CONTROL_PREFIX } from "./guard.ts";
+
+/** Options of {@linkcode withControlApi}. */
+export interface ControlApiOptions {
+  /** The largest `PUT /__mock/fixtures` body, in bytes. Default 10 MiB. */
+  fixturesLimit?: number;
+}
+
+/** Default of {@linkcode ControlApiOptions.fixturesLimit}: 10 MiB. */
+export const DEFAULT_FIXTURES_LIMIT = 10 * 1024 * 1024;
+/** The deepest nesting of arrays and objects a fixtures document may have. */
+export const MAX_FIXTURES_DEPTH = 100;
+const FAULT_LIMIT = 64 * 1024;
 
 /**
  * A handler that answers the control API and passes every other request to
  * the state's API handler:
  *
- * - `POST /__mock/reset`: back to the fixtures; 204.
+ * - `POST /__mock/reset`: back to the fixtures, journal and faults cleared; 204.
  * - `PUT /__mock/fixtures` with a fixtures document: replaces the whole state,
- *   and what a reset goes back to; 204. A document that breaks the format
- *   changes nothing and gets 400 `INVALID_FIXTURES` naming the offending path.
+ *   and what a reset goes back to; 204. A document that breaks the format (or
+ *   nests deeper than {@linkcode MAX_FIXTURES_DEPTH}) changes nothing and gets
+ *   400 `INVALID_FIXTURES`; one over the size limit 413 `PAYLOAD_TOO_LARGE`.
+ * - `GET /__mock/state`: the current state as a fixtures document.
+ * - `GET /__mock/requests` (`{"requests": [...]}`, oldest first), `DELETE`.
+ * - `GET /__mock/faults` (`{"faults": [...]}`), `POST` a rule (201),
+ *   `DELETE` all, `DELETE /__mock/faults/{id}` one.
+ * - `GET /__mock/openapi.json`: this API's OpenAPI document.
  *
- * The control API needs no token. An unknown `/__mock/` path is 404
- * `NOT_FOUND`, a wrong method 405 `METHOD_NOT_ALLOWED` with `Allow`.
+ * Bodies must be `application/json` (415 otherwise). An unknown `/__mock/`
+ * path is 404 `NOT_FOUND`, a wrong method 405 `METHOD_NOT_ALLOWED`.
  *
  * @param state The mock's state.
+ * @param options The fixtures size limit.
  * @returns The handler.
  *
  * @example Resetting the mock between tests
  * ```ts
+ * import assert from "node:assert/strict";
  * import { withControlApi } from "./control_api.ts";
  * import { createMockState } from "./mock_state.ts";
  *
@@ -36,15 +59,19 @@ export const CONTROL_PREFIX = "/__mock/";
  * const response = await handler(
  *   new Request("http://127.0.0.1:4010/__mock/reset", { method: "POST" }),
  * );
- * console.log(response.status); // 204
+ * assert.equal(response.status, 204);
  * ```
  */
-export function withControlApi(state: MockState): Handler {
+export function withControlApi(
+  state: MockState,
+  options: ControlApiOptions = {},
+): Handler {
+  const limit = options.fixturesLimit ?? DEFAULT_FIXTURES_LIMIT;
   return async (request) => {
     const { pathname } = new URL(request.url);
     if (!pathname.startsWith(CONTROL_PREFIX)) return state.handler(request);
     try {
-      return await control(state, request, pathname);
+      return await control(state, request, pathname, limit);
     } catch (error) {
       if (error instanceof HttpError) return error.toResponse();
       throw error;
@@ -56,56 +83,194 @@ async function control(
   state: MockState,
   request: Request,
   pathname: string,
+  fixturesLimit: number,
 ): Promise<Response> {
-  switch (pathname) {
-    case "/__mock/reset":
+  const route = pathname.slice(CONTROL_PREFIX.length);
+  switch (route) {
+    case "reset":
       allow(request, "POST");
+      await readJson(request, 1024, "BAD_REQUEST");
       await state.reset();
       return new Response(null, { status: 204 });
-    case "/__mock/fixtures":
+    case "fixtures": {
       allow(request, "PUT");
+      const document = await readJson(
+        request,
+        fixturesLimit,
+        "INVALID_FIXTURES",
+      );
       try {
-        await state.replaceFixtures(
-          await fixturesBody(request) as FixturesInput,
-        );
+        await state.replaceFixtures(document as FixturesInput);
       } catch (error) {
         if (!(error instanceof FixturesError)) throw error;
         throw new HttpError(400, "INVALID_FIXTURES", error.message);
       }
       return new Response(null, { status: 204 });
+    }
+    case "state":
+      allow(request, "GET");
+      return Response.json(await state.snapshot());
+    case "requests":
+      if (allow(request, "GET", "DELETE") === "DELETE") {
+        state.clearRequests();
+        return new Response(null, { status: 204 });
+      }
+      return Response.json({ requests: state.requests });
+    case "faults":
+      switch (allow(request, "GET", "POST", "DELETE")) {
+        case "GET":
+          return Response.json({ faults: state.faults });
+        case "DELETE":
+          state.clearFaults();
+          return new Response(null, { status: 204 });
+        default: {
+          const rule = await readJson(request, FAULT_LIMIT, "INVALID_FAULT");
+          try {
+            return Response.json(state.inject(rule as FaultRule), {
+              status: 201,
+            });
+          } catch (error) {
+            if (!(error instanceof FaultRuleError)) throw error;
+            throw new HttpError(400, "INVALID_FAULT", error.message);
+          }
+        }
+      }
+    case "openapi.json":
+      allow(request, "GET");
+      return Response.json(controlOpenApiDocument);
     default:
+      if (route.startsWith("faults/") && !route.slice(7).includes("/")) {
+        allow(request, "DELETE");
+        const id = decodeURIComponent(route.slice(7));
+        if (!state.clearFaults(id)) {
+          throw new HttpError(404, "FAULT_NOT_FOUND", `No fault ${id}`);
+        }
+        return new Response(null, { status: 204 });
+      }
       throw new HttpError(
         404,
         "NOT_FOUND",
-        `No control route ${pathname}: use POST /__mock/reset or PUT /__mock/fixtures`,
+        `No control route ${pathname}: see GET /__mock/openapi.json`,
       );
   }
 }
 
-function allow(request: Request, method: string): void {
-  if (request.method !== method) {
+function allow(request: Request, ...methods: string[]): string {
+  if (!methods.includes(request.method)) {
     throw new HttpError(
       405,
       "METHOD_NOT_ALLOWED",
       `Method ${request.method} is not allowed on ${
         new URL(request.url).pathname
       }`,
-      { headers: { allow: method } },
+      { headers: { allow: methods.join(", ") } },
+    );
+  }
+  return request.method;
+}
+
+/**
+ * The request's JSON body, read up to `limit` bytes. A body must come with
+ * `Content-Type: application/json` (415 otherwise), so that a web page cannot
+ * send one without a CORS preflight; larger than `limit` is 413; not JSON,
+ * or nested deeper than {@linkcode MAX_FIXTURES_DEPTH}, is 400 `errorCode`.
+ * No body at all is `undefined`.
+ */
+async function readJson(
+  request: Request,
+  limit: number,
+  errorCode: string,
+): Promise<unknown> {
+  const type = request.headers.get("content-type");
+  const media = type === null
+    ? undefined
+    : type.split(";")[0]!.trim().toLowerCase();
+  const unsupported = () =>
+    new HttpError(
+      415,
+      "UNSUPPORTED_MEDIA_TYPE",
+      "Control API bodies must be sent with Content-Type: application/json",
+    );
+  if (type !== null && media !== "application/json") throw unsupported();
+  const length = request.headers.get("content-length");
+  if (length !== null && Number(length) > limit) throw tooLarge(limit);
+  const text = request.body === null ? "" : await readText(request.body, limit);
+  if (text === "") return undefined;
+  if (type === null) throw unsupported();
+  const depth = nestingDepth(text);
+  if (depth > MAX_FIXTURES_DEPTH) {
+    throw new HttpError(
+      400,
+      errorCode,
+      `The body nests arrays and objects ${depth} deep; at most ${MAX_FIXTURES_DEPTH} levels are accepted`,
+    );
+  }
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new HttpError(
+      400,
+      errorCode,
+      `The body is not valid JSON: ${(error as Error).message}`,
     );
   }
 }
 
-/** The request's fixtures document, or 400 when it is not a valid one. */
-async function fixturesBody(request: Request): Promise<unknown> {
-  try {
-    return JSON.parse(await request.text());
-  } catch (error) {
-    throw new HttpError(
-      400,
-      "INVALID_FIXTURES",
-      `Cannot load fixtures: the body is not valid JSON: ${
-        (error as Error).message
-      }`,
-    );
+async function readText(
+  body: ReadableStream<Uint8Array>,
+  limit: number,
+): Promise<string> {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge(limit);
+    }
+    chunks.push(value);
   }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(
+    413,
+    "PAYLOAD_TOO_LARGE",
+    `The body is over the limit of ${limit} bytes`,
+  );
+}
+
+/**
+ * How deep arrays and objects nest in a JSON text (brackets inside strings
+ * not counted), in one linear pass.
+ */
+function nestingDepth(text: string): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) {
+      inString = true;
+    } else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > deepest) deepest = depth;
+    } else if (c === 0x5d || c === 0x7d) {
+      depth -= 1;
+    }
+  }
+  return deepest;
 }

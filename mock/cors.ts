@@ -14,8 +14,10 @@ const EXPOSED_HEADERS =
  * Wraps a handler with permissive CORS. A preflight (`OPTIONS` with
  * `Access-Control-Request-Method`) is answered 204 at once, allowing the
  * origin, method and headers asked for; every other response allows the
- * caller's origin with credentials and exposes `Content-Disposition`,
- * `X-Request-Id`, `WWW-Authenticate` and `Allow`.
+ * caller's origin (never with `Access-Control-Allow-Credentials`: the API
+ * takes bearer tokens, not cookies) and exposes `Content-Disposition`,
+ * `X-Request-Id`, `WWW-Authenticate` and `Allow`. A dropped connection
+ * (`Response.error()`) passes through as it is.
  *
  * @param handler The handler to wrap.
  * @returns The wrapped handler.
@@ -55,6 +57,7 @@ export function withCors(handler: Handler): Handler {
       return new Response(null, { status: 204, headers });
     }
     const response = await handler(request);
+    if (response.type === "error") return response;
     const headers = new Headers(response.headers);
     for (const [name, value] of corsHeaders(origin)) headers.set(name, value);
     headers.set("access-control-expose-headers", EXPOSED_HEADERS);
@@ -68,11 +71,6 @@ export function withCors(handler: Handler): Handler {
 
 function corsHeaders(origin: string | null): Headers {
   const headers = new Headers({ vary: "Origin" });
-  if (origin === null) {
-    headers.set("access-control-allow-origin", "*");
-  } else {
-    headers.set("access-control-allow-origin", origin);
-    headers.set("access-control-allow-credentials", "true");
-  }
+  headers.set("access-control-allow-origin", origin ?? "*");
   return headers;
 }

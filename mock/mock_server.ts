@@ -1,12 +1,14 @@
 /**
  * The standalone mock server's Fetch handler: the real API over an in-memory
- * store, the control API under `/__mock/`, and permissive CORS.
+ * store, the control API under `/__mock/`, permissive CORS for the API, and
+ * the guards that keep a mock on a laptop safe from web pages.
  *
  * @module
  */
-import type { Handler } from "../src/handler.ts";
-import { withControlApi } from "./control_api.ts";
+import { type ControlApiOptions, withControlApi } from "./control_api.ts";
 import { withCors } from "./cors.ts";
+import { droppedConnection } from "./drop_connection.ts";
+import { type GuardOptions, withGuard } from "./guard.ts";
 import {
   createMockState,
   extendMockState,
@@ -14,19 +16,30 @@ import {
   type MockStateOptions,
 } from "./mock_state.ts";
 
+/** Options of {@linkcode createMockServer}. */
+export interface MockServerOptions
+  extends MockStateOptions, ControlApiOptions, GuardOptions {}
+
 /** The standalone mock: a Fetch handler, with the state it serves. */
 export interface MockServer extends MockState {
-  /** The handler to serve: API, control API and CORS. */
-  readonly fetch: Handler;
+  /**
+   * The handler to serve: API, control API, CORS and guards. Its optional
+   * second argument is the server's (e.g. @hono/node-server's `{ incoming }`),
+   * used to drop a connection when a fault says so.
+   */
+  readonly fetch: (request: Request, env?: unknown) => Promise<Response>;
 }
 
 /**
  * Creates the standalone mock server's handler (it does not listen: serve
- * `fetch` with the runtime's server, or use the `mock` command). Requests to
- * `/__mock/reset` and `/__mock/fixtures` control the state; every other
- * request goes to the real API handler; every response allows any origin.
+ * `fetch` with the runtime's server, or use the `mock` command). Requests
+ * under `/__mock/` control the state (see `GET /__mock/openapi.json`); every
+ * other request goes to the real API handler. API responses allow any
+ * origin; the control API only the mock's own origin and pages on localhost;
+ * a `Host` that is not a loopback name is refused unless `allowAnyHost`.
  *
- * @param options Fixtures, clock and error logger.
+ * @param options Fixtures, clock, error logger, journal size, fixtures size
+ * limit, and whether any `Host` is accepted.
  * @returns The handler and the state's helpers.
  * @throws {FixturesError} when the fixtures break the format.
  *
@@ -38,7 +51,16 @@ export interface MockServer extends MockState {
  * Deno.serve({ port: 4010 }, createMockServer({ fixtures }).fetch);
  * ```
  */
-export function createMockServer(options: MockStateOptions = {}): MockServer {
+export function createMockServer(options: MockServerOptions = {}): MockServer {
   const state = createMockState(options);
-  return extendMockState(state, { fetch: withCors(withControlApi(state)) });
+  const handler = withGuard(
+    withCors(withControlApi(state, options)),
+    options,
+  );
+  return extendMockState(state, {
+    fetch: async (request: Request, env?: unknown) => {
+      const response = await handler(request);
+      return response.type === "error" ? droppedConnection(env) : response;
+    },
+  });
 }

@@ -21,6 +21,9 @@ import {
   type Handler,
 } from "../src/handler.ts";
 import { MemoryStore } from "../src/memory_store.ts";
+import { type Fault, type FaultRule, FaultSet } from "./faults.ts";
+import { instrument } from "./instrument.ts";
+import { type JournalEntry, RequestJournal } from "./journal.ts";
 import type { Role, Trigger } from "../src/store.ts";
 import { parseUuid } from "../src/uuid.ts";
 
@@ -41,6 +44,10 @@ export interface MockStateOptions {
   now?: () => Date;
   /** Where the handler reports unexpected failures. Default: console. */
   logError?: ErrorLogger;
+  /** How many requests the journal keeps, oldest dropped first. Default 1000. */
+  journalLimit?: number;
+  /** How many bytes of each request body the journal keeps. Default 65536. */
+  journalBodyLimit?: number;
 }
 
 /** A project to add; the id is generated when left out. */
@@ -129,9 +136,26 @@ export interface MockState {
   readonly fixtures: Fixtures;
   /** The project that helpers use when given no `project_id`. */
   readonly projectId: string;
+  /** The requests answered so far, oldest first (the last `journalLimit`). */
+  readonly requests: JournalEntry[];
+  /** Forgets the requests answered so far. */
+  clearRequests(): void;
+  /**
+   * Adds a fault rule: matching requests get an error status, a delay, a
+   * dropped connection or a cut body, `times` times or until cleared.
+   *
+   * @throws {FaultRuleError} naming the field that breaks the format.
+   */
+  inject(rule: FaultRule): Fault;
+  /** The fault rules in force, oldest first. */
+  readonly faults: Fault[];
+  /** Removes one fault rule by id, or every rule; whether any was removed. */
+  clearFaults(id?: string): boolean;
+  /** The current state as a fixtures document (`replaceFixtures` restores it). */
+  snapshot(): Promise<Fixtures>;
   /** Resolves when every change made so far has been applied. */
   ready(): Promise<void>;
-  /** Drops every change: back to the fixtures. */
+  /** Back to the fixtures: drops every change, the journal and the faults. */
   reset(): Promise<void>;
   /**
    * Replaces the whole state, and what `reset()` goes back to, with new
@@ -186,6 +210,17 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   const store = new MemoryStore();
   let fixtures = withDefaultProject(parseFixtures(options.fixtures ?? {}));
   let pending: Promise<void> = store.seed(fixtures);
+  /** The tokens in clear (the store keeps hashes), for `snapshot()`. */
+  let tokens = new Map(fixtures.tokens.map((token) => [token.token, token]));
+  const journal = new RequestJournal({
+    ...(options.journalLimit === undefined
+      ? {}
+      : { limit: options.journalLimit }),
+    ...(options.journalBodyLimit === undefined
+      ? {}
+      : { bodyLimit: options.journalBodyLimit }),
+  });
+  const faults = new FaultSet();
 
   /** Runs changes one after another; requests wait for all of them. */
   function change<T>(apply: () => Promise<T>): Promise<T> {
@@ -207,9 +242,14 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       await store.seed(document);
       // The store has checked the project: parse again for canonical form.
       const project = parseUuid(entry.project_id);
-      return parseFixtures(document, {
+      const added = parseFixtures(document, {
         knownProjectIds: project.ok && key !== "projects" ? [project.uuid] : [],
       })[key][0]!;
+      if (key === "tokens") {
+        const token = added as TokenFixture;
+        tokens.set(token.token, token);
+      }
+      return added;
     });
   }
 
@@ -219,12 +259,29 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     ...(options.logError === undefined ? {} : { logError: options.logError }),
   });
 
-  return {
-    store,
-    handler: async (request) => {
+  const handler = instrument(
+    async (request) => {
       await pending;
       return inner(request);
     },
+    journal,
+    faults,
+  );
+
+  return {
+    store,
+    handler,
+    get requests() {
+      return journal.entries();
+    },
+    clearRequests: () => journal.clear(),
+    inject: (rule) => faults.add(rule),
+    get faults() {
+      return faults.list();
+    },
+    clearFaults: (id) => faults.clear(id),
+    snapshot: () =>
+      change(() => Promise.resolve(store.snapshot([...tokens.values()]))),
     get fixtures() {
       return fixtures;
     },
@@ -232,11 +289,15 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       return fixtures.projects[0]!.project_id;
     },
     ready: () => change(() => Promise.resolve()),
-    reset: () =>
-      change(async () => {
+    reset: () => {
+      journal.clear();
+      faults.clear();
+      return change(async () => {
         store.clear();
+        tokens = new Map(fixtures.tokens.map((token) => [token.token, token]));
         await store.seed(fixtures);
-      }),
+      });
+    },
     replaceFixtures: (input) => {
       let next: Fixtures;
       try {
@@ -246,6 +307,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
       }
       return change(async () => {
         fixtures = next;
+        tokens = new Map(next.tokens.map((token) => [token.token, token]));
         store.clear();
         await store.seed(next);
       });
@@ -334,6 +396,12 @@ export function extendMockState<T extends object>(
     },
     get projectId() {
       return state.projectId;
+    },
+    get requests() {
+      return state.requests;
+    },
+    get faults() {
+      return state.faults;
     },
     ...extra,
   };

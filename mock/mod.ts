@@ -1,8 +1,10 @@
 /**
  * Mocking the API in your tests: the real handler over an in-memory store,
- * as MSW request handlers (`createMockApi`, for MSW 2 and 3 under Node, Deno,
- * Bun and browsers) or as a standalone server's handler with a control API
- * and CORS (`createMockServer`; the `mock` command serves it).
+ * as a standalone server's handler with a control API and CORS
+ * (`createMockServer`; the `mock` command serves it), with the request
+ * journal, fault injection and state snapshots. This entry imports nothing
+ * from MSW; the MSW handlers (`createMockApi`, for MSW 2 and 3) are in
+ * `@callflow/api/mock/msw`.
  *
  * Because the mock is the real handler, it behaves like the service: a
  * deleted integration stays deleted, a bulk download returns a real ZIP of the
@@ -11,7 +13,7 @@
  * @example Node, Deno or Bun with MSW
  * ```ts ignore
  * import { setupServer } from "msw/node";
- * import { createMockApi } from "@callflow/api/mock";
+ * import { createMockApi } from "@callflow/api/mock/msw";
  *
  * const api = createMockApi({
  *   baseUrl: "https://api.example.com",
@@ -24,12 +26,24 @@
  * @module
  */
 export {
-  createMockApi,
-  type MockApi,
-  type MockApiOptions,
-} from "./create_mock_api.ts";
-export { CONTROL_PREFIX } from "./control_api.ts";
-export { createMockServer, type MockServer } from "./mock_server.ts";
+  CONTROL_PREFIX,
+  type ControlApiOptions,
+  DEFAULT_FIXTURES_LIMIT,
+  MAX_FIXTURES_DEPTH,
+} from "./control_api.ts";
+export { controlOpenApiDocument } from "./control_openapi.ts";
+export { type Fault, type FaultRule, FaultRuleError } from "./faults.ts";
+export { type GuardOptions, isAllowedOrigin, isLoopbackHost } from "./guard.ts";
+export {
+  DEFAULT_JOURNAL_BODY_LIMIT,
+  DEFAULT_JOURNAL_LIMIT,
+  type JournalEntry,
+} from "./journal.ts";
+export {
+  createMockServer,
+  type MockServer,
+  type MockServerOptions,
+} from "./mock_server.ts";
 export {
   DEFAULT_PROJECT,
   type MockState,
@@ -42,7 +56,6 @@ export {
   type NewProject,
   type NewToken,
 } from "./mock_state.ts";
-export type { MswHandler } from "./msw_handlers.ts";
 export {
   type CallFixture,
   type Fixtures,

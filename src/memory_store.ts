@@ -7,6 +7,7 @@ import {
   type Fixtures,
   type FixturesInput,
   parseFixtures,
+  type TokenFixture,
   type ToolFixture,
 } from "./fixtures.ts";
 import type {
@@ -245,6 +246,60 @@ export class MemoryStore implements Store {
   /** Always ready: memory needs no connection. */
   ping(): Promise<void> {
     return Promise.resolve();
+  }
+
+  /**
+   * The store's records as a fixtures document that {@linkcode seed} would
+   * restore, in insertion order. The store keeps only tokens' hashes, so the
+   * caller supplies the tokens in clear.
+   *
+   * @param tokens The tokens to list.
+   * @returns Every project, call, integration (with its tools) and flow.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { MemoryStore } from "./memory_store.ts";
+   *
+   * const store = new MemoryStore();
+   * const project_id = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
+   * await store.seed({ projects: [{ project_id, name: "Acme" }] });
+   * assert.deepEqual(store.snapshot([]).projects, [{ project_id, name: "Acme" }]);
+   * ```
+   */
+  snapshot(tokens: readonly TokenFixture[]): Fixtures {
+    return {
+      projects: [...this.#projects].map(([project_id, name]) => ({
+        project_id,
+        name,
+      })),
+      tokens: tokens.map((token) => ({ ...token })),
+      calls: [...this.#calls].map(([call_id, call]) => ({
+        call_id,
+        project_id: call.projectId,
+        created_at: call.createdAt,
+        messages: call.messages.map((text) =>
+          JSON.parse(text) as Record<string, unknown>
+        ),
+      })),
+      integrations: [...this.#integrations].map(([integration_id, stored]) => {
+        const base = {
+          integration_id,
+          project_id: stored.projectId,
+          name: stored.name,
+        };
+        const { tools, cachedTools } = this.integrationTools(integration_id);
+        return stored.kind === "http"
+          ? { ...base, kind: "http" as const, tools }
+          : { ...base, kind: "mcp" as const, cached_tools: cachedTools };
+      }),
+      flows: [...this.#flows.values()].map((flow) => ({
+        flow_id: flow.flowId,
+        project_id: flow.projectId,
+        name: flow.name,
+        trigger: flow.trigger,
+      })),
+    };
   }
 
   #call(projectId: string, callId: string): StoredCall | undefined {

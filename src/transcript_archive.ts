@@ -5,7 +5,10 @@
  *
  * @module
  */
-import { ZipWriter } from "@zip.js/zip.js";
+// zip.js's pure-JavaScript build: its default build instantiates a WebAssembly
+// codec fetched from a `data:` URL on first use, a request that MSW reports
+// (and strict sandboxes refuse). Same deflate, same bytes (README, zip.js).
+import { ZipWriter } from "@zip.js/zip.js/lib/zip-core-native.js";
 import type { TranscriptChunk } from "./store.ts";
 
 /** Options of {@linkcode transcriptArchive}. */

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { setupServer } from "msw/node";
+import { createMockApi } from "../mock/msw.ts";
 import {
-  createMockApi,
   DEFAULT_PROJECT,
   FixturesError,
   type FixturesInput,

@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -22,6 +22,7 @@ import {
   PROJECT,
   TOKENS,
 } from "./support/api_fixtures.ts";
+import { type RunningCli, startMockCli } from "./support/mock_cli.ts";
 import { readZip } from "./support/zip_reader.ts";
 
 const ORIGIN = "http://localhost:5173";
@@ -46,6 +47,7 @@ describe("mock server handler", () => {
   it("PUT /__mock/fixtures replaces the whole state and the reset target", async () => {
     const put = await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({
         projects: [{ project_id: PROJECT, name: "Acme" }],
         tokens: [{ token: "new-token", project_id: PROJECT, role: "owner" }],
@@ -63,6 +65,7 @@ describe("mock server handler", () => {
 
     await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify(apiFixtures),
     });
     assert.equal((await send(messages, { headers: owner })).status, 200);
@@ -71,6 +74,7 @@ describe("mock server handler", () => {
   it("PUT /__mock/fixtures refuses a bad document and changes nothing", async () => {
     const bad = await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({ projects: [{ project_id: "nope", name: "X" }] }),
     });
     assert.equal(bad.status, 400);
@@ -81,6 +85,7 @@ describe("mock server handler", () => {
 
     const notJson = await send("/__mock/fixtures", {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: "{",
     });
     assert.equal(notJson.status, 400);
@@ -165,49 +170,13 @@ function cliCommand(args: string[]): [string, string[]] {
   }
 }
 
-interface Started {
-  child: ChildProcess;
-  url: string;
-  output: string;
-}
-
-/** Starts the command; resolves once it prints its address and tokens. */
-function startCli(args: string[]): Promise<Started> {
-  const [command, commandArgs] = cliCommand(args);
-  const child = spawn(command, commandArgs, {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  let started: Started | undefined;
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`The mock command did not start:\n${output}`));
-    }, 20_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
-      if (started !== undefined) {
-        started.output = output;
-      } else if (url !== undefined && /Control API/.test(output)) {
-        clearTimeout(timer);
-        started = { child, url, output };
-        resolve(started);
-      }
-    };
-    child.stdout!.on("data", onData);
-    child.stderr!.on("data", onData);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      reject(new Error(`The mock command exited with ${code}:\n${output}`));
-    });
-  });
-}
-
 /** Resolves once the command has printed something that matches. */
-async function waitForOutput(started: Started, pattern: RegExp): Promise<void> {
-  for (let tries = 0; !pattern.test(started.output); tries += 1) {
-    if (tries === 100) assert.fail(`No ${pattern} in:\n${started.output}`);
+async function waitForOutput(
+  started: RunningCli,
+  pattern: RegExp,
+): Promise<void> {
+  for (let tries = 0; !pattern.test(started.output()); tries += 1) {
+    if (tries === 100) assert.fail(`No ${pattern} in:\n${started.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
@@ -232,19 +201,11 @@ function runCli(
   });
 }
 
-function stopCli(child: ChildProcess): Promise<number | null> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve(child.exitCode);
-    child.once("exit", (code) => resolve(code));
-    child.kill("SIGTERM");
-  });
-}
-
 describe(`mock command under ${runtimeName()}`, () => {
   const directory = mkdtempSync(join(tmpdir(), "mock-cli-"));
   const fixturesPath = join(directory, "fixtures.json");
   const badPath = join(directory, "bad.json");
-  let started: Started;
+  let started: RunningCli;
 
   before(async () => {
     writeFileSync(fixturesPath, JSON.stringify(apiFixtures));
@@ -260,7 +221,7 @@ describe(`mock command under ${runtimeName()}`, () => {
         }],
       }),
     );
-    started = await startCli([
+    started = await startMockCli([
       "mock",
       "--port",
       "0",
@@ -272,19 +233,19 @@ describe(`mock command under ${runtimeName()}`, () => {
   });
 
   after(async () => {
-    if (started !== undefined) await stopCli(started.child);
+    if (started !== undefined) await started.stop();
     rmSync(directory, { recursive: true, force: true });
   });
 
   it("prints its address, its tokens and the control API", () => {
     assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.match(
-      started.output,
+      started.output(),
       new RegExp(`${TOKENS.owner}\\s+owner\\s+Acme`),
     );
     assert.match(
-      started.output,
-      /POST http:\/\/127\.0\.0\.1:\d+\/__mock\/reset/,
+      started.output(),
+      /Control API: http:\/\/127\.0\.0\.1:\d+\/__mock\/ \(reset, fixtures, state, requests, faults/,
     );
   });
 
@@ -332,6 +293,7 @@ describe(`mock command under ${runtimeName()}`, () => {
 
     const put = await fetch(`${started.url}/__mock/fixtures`, {
       method: "PUT",
+      headers: { "content-type": "application/json" },
       body: JSON.stringify({
         projects: [{ project_id: PROJECT, name: "Acme" }],
         tokens: [{

@@ -7,7 +7,7 @@
  * @module
  */
 import { setupWorker } from "msw/browser";
-import { createMockApi } from "../../mock/mod.ts";
+import { createMockApi } from "../../mock/msw.ts";
 import {
   apiFixtures,
   CALLS,

@@ -112,6 +112,7 @@ async function startAndCall(
   command: string,
   args: string[],
   cwd: string,
+  whileRunning: (url: string) => void = () => {},
 ): Promise<{ output: string; messages: unknown; corsOrigin: string | null }> {
   // Its own process group: npx and bunx run the command in a child process,
   // and stopping the group stops both.
@@ -152,9 +153,11 @@ async function startAndCall(
         },
       },
     );
+    const messages = await response.json();
+    whileRunning(url);
     return {
       output,
-      messages: await response.json(),
+      messages,
       corsOrigin: response.headers.get("access-control-allow-origin"),
     };
   } finally {
@@ -210,7 +213,7 @@ describe("the packed package in a fresh project", () => {
         ["--test", "msw_check.mjs"],
         project,
       );
-      assert.match(output, /^ℹ pass 7$/m, output);
+      assert.match(output, /^ℹ pass 8$/m, output);
       assert.match(output, /^ℹ fail 0$/m, output);
     } finally {
       delete ENV.EXPECTED_MSW_MAJOR;
@@ -230,6 +233,8 @@ describe("the packed package in a fresh project", () => {
         "dist/mod.d.ts",
         "dist/mock/mod.js",
         "dist/mock/mod.d.ts",
+        "dist/mock/msw.js",
+        "dist/mock/msw.d.ts",
         "dist/mock/cli.js",
         "dist/src/server.js",
         "dist/src/server.d.ts",
@@ -262,6 +267,25 @@ describe("the packed package in a fresh project", () => {
     mswCheck("2");
   });
 
+  it("passes the MSW 2 test under Deno and Bun too", () => {
+    ENV.EXPECTED_MSW_MAJOR = "2";
+    try {
+      // msw reads DEBUG and graphql NODE_ENV: Deno needs --allow-env.
+      run(join(BIN, "deno"), [
+        "test",
+        "--allow-env",
+        "--allow-read",
+        "--allow-write",
+        "--allow-run",
+        "--allow-sys",
+        "msw_check.mjs",
+      ], project);
+      run(join(BIN, "bun"), ["test", "./msw_check.mjs"], project);
+    } finally {
+      delete ENV.EXPECTED_MSW_MAJOR;
+    }
+  });
+
   it("passes the same test under MSW 3", () => {
     run("npm", [
       "install",
@@ -283,14 +307,25 @@ describe("the packed package in a fresh project", () => {
   ];
   for (const [name, runtime, command, prefix] of bins) {
     it(`starts the mock command with ${name} and answers over HTTP`, async () => {
-      const result = await startAndCall(command, [
-        ...prefix,
-        "mock",
-        "--port",
-        "0",
-        "--fixtures",
-        "fixtures.json",
-      ], project);
+      let python = "";
+      const result = await startAndCall(
+        command,
+        [
+          ...prefix,
+          "mock",
+          "--port",
+          "0",
+          "--fixtures",
+          "fixtures.json",
+        ],
+        project,
+        (url) => {
+          if (runtime === "node") {
+            python = run("python3", ["control_check.py", url], project);
+          }
+        },
+      );
+      if (runtime === "node") assert.match(python, /python consumer ok/);
       assert.match(
         result.output,
         new RegExp(`listening on http://127\\.0\\.0\\.1:\\d+ \\(${runtime},`),
@@ -312,6 +347,26 @@ describe("the packed package in a fresh project", () => {
       'const api = await import("@callflow/api"); console.log(typeof api.createHandler);',
     ], project);
     assert.equal(root.trim(), "function");
+    const mock = run(process.execPath, [
+      "--input-type=module",
+      "--eval",
+      'const { createMockServer } = await import("@callflow/api/mock");' +
+      "const mock = createMockServer();" +
+      'const r = await mock.fetch(new Request("http://127.0.0.1:4010/__mock/state"));' +
+      "console.log(r.status, (await r.json()).projects.length);",
+    ], project);
+    assert.equal(mock.trim(), "200 1");
+    await assert.rejects(
+      Promise.resolve().then(() =>
+        run(process.execPath, [
+          "--input-type=module",
+          "--eval",
+          'await import("@callflow/api/mock/msw");',
+        ], project)
+      ),
+      /msw/,
+      "the MSW entry says msw is missing",
+    );
     const result = await startAndCall(
       "npx",
       [

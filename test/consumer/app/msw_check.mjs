@@ -10,7 +10,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, beforeEach, describe, it } from "node:test";
 import { setupServer } from "msw/node";
-import { createMockApi, FixturesError } from "@callflow/api/mock";
+import { FixturesError } from "@callflow/api/mock";
+import { createMockApi } from "@callflow/api/mock/msw";
 
 const fixtures = JSON.parse(readFileSync("fixtures.json", "utf8"));
 const BASE = "https://api.example.com";
@@ -137,5 +138,39 @@ describe("the published mock under MSW setupServer", () => {
     const integration = await api.addIntegration({ kind: "mcp" });
     assert.equal(api.store.hasIntegration(integration.integration_id), true);
     await assert.rejects(api.addCall({ call_id: "nope" }), FixturesError);
+  });
+
+  it("journals requests and injects faults", async () => {
+    api.inject({ operation: "listCallMessages", status: 503, times: 1 });
+    const failed = await fetch(`${BASE}/v1/call/${CALL}/message`, {
+      headers: OWNER,
+    });
+    assert.equal(failed.status, 503);
+    assert.equal((await failed.json()).error_code, "SERVICE_UNAVAILABLE");
+    api.inject({ operation: "testTrigger", drop_connection: true, times: 1 });
+    await assert.rejects(
+      fetch(`${BASE}/v1/workflow/${FLOW}/trigger/test`, {
+        method: "POST",
+        headers: OWNER,
+      }),
+    );
+    api.inject({
+      operation: "bulkDownloadTranscripts",
+      cut_after_bytes: 50,
+      times: 1,
+    });
+    await assert.rejects(async () => {
+      const response = await fetch(`${BASE}/v1/call/message/bulk`, {
+        method: "POST",
+        headers: { ...OWNER, "content-type": "application/json" },
+        body: JSON.stringify({ call_ids: [CALL] }),
+      });
+      await response.arrayBuffer();
+    });
+    assert.deepEqual(api.requests.map((entry) => entry.status), [
+      503,
+      null,
+      200,
+    ]);
   });
 });

@@ -12,11 +12,12 @@ import type { ServerEntry } from "@callflow/api/server";
 import type { ModuleWorker, WorkerEnv } from "@callflow/api/worker";
 import {
   type CallFixture,
-  createMockApi,
   createMockServer,
+  type FaultRule,
   type FixturesInput,
-  type MockApi,
+  type JournalEntry,
 } from "@callflow/api/mock";
+import { createMockApi, type MockApi } from "@callflow/api/mock/msw";
 
 const fixtures: FixturesInput = demoFixtures;
 const api: MockApi = createMockApi({
@@ -35,8 +36,13 @@ export async function shapes(): Promise<string> {
   const response: Response = await createMockServer({ fixtures }).fetch(
     new Request("http://127.0.0.1:4010/__mock/reset", { method: "POST" }),
   );
+  const rule: FaultRule = { operation: "testTrigger", status: 503, times: 1 };
+  api.inject(rule);
+  const entries: JournalEntry[] = api.requests;
+  // @ts-expect-error: a fault rule takes a number of times, not a string.
+  api.inject({ operation: "testTrigger", status: 503, times: "1" });
   const handler = createHandler({ store: new MemoryStore() });
-  return `${call.call_id} ${token} ${response.status} ${typeof handler}`;
+  return `${call.call_id} ${token} ${response.status} ${typeof handler} ${entries.length}`;
 }
 
 export async function deployShapes(

@@ -1,6 +1,20 @@
 /**
- * `createMockApi`: the real API handler over an in-memory store, as MSW
- * request handlers, with the helpers a test needs to shape its data.
+ * The MSW entry, `@callflow/api/mock/msw`: `createMockApi`, the real API
+ * handler over an in-memory store as MSW request handlers (MSW 2 or 3, which
+ * the project installs), with the helpers a test needs to shape its data,
+ * the request journal, fault injection and state snapshots. Everything else
+ * of the mock (fixtures types, `createMockServer`) is in
+ * `@callflow/api/mock`, which does not need MSW.
+ *
+ * @example Node, Deno or Bun with MSW 2
+ * ```ts ignore
+ * import { setupServer } from "msw/node";
+ * import { createMockApi } from "@callflow/api/mock/msw";
+ *
+ * const api = createMockApi({ baseUrl: "https://api.example.com" });
+ * const server = setupServer(...api.handlers);
+ * server.listen({ onUnhandledRequest: "error" });
+ * ```
  *
  * @module
  */
@@ -11,6 +25,8 @@ import {
   type MockStateOptions,
 } from "./mock_state.ts";
 import { createMswHandlers, type MswHandler } from "./msw_handlers.ts";
+
+export type { MswHandler } from "./msw_handlers.ts";
 
 /** Options of {@linkcode createMockApi}. */
 export interface MockApiOptions extends MockStateOptions {
@@ -47,7 +63,7 @@ export interface MockApi extends MockState {
  * @example With MSW's setupServer under Node, Deno or Bun
  * ```ts ignore
  * import { setupServer } from "msw/node";
- * import { createMockApi } from "@callflow/api/mock";
+ * import { createMockApi } from "@callflow/api/mock/msw";
  *
  * const api = createMockApi({ baseUrl: "https://api.example.com" });
  * const server = setupServer(...api.handlers);

@@ -1,0 +1,218 @@
+/**
+ * The request journal: what the mock was asked and what it answered, for a
+ * test's assertions (`api.requests`, `GET /__mock/requests`).
+ *
+ * @module
+ */
+
+/** One request the mock answered. */
+export interface JournalEntry {
+  /** When the request arrived (ISO 8601, UTC). */
+  time: string;
+  /** The request's method. */
+  method: string;
+  /** The request's path, still percent-encoded. */
+  path: string;
+  /** The query string without `?`; empty when there is none. */
+  query: string;
+  /** The headers, names lower-cased; `authorization` masked to its scheme. */
+  headers: Record<string, string>;
+  /** The body as UTF-8 text, cut at the journal's body limit; `null`: none. */
+  body: string | null;
+  /** Whether `body` was cut at the limit. */
+  body_truncated: boolean;
+  /** The status answered; `null` when the connection was dropped. */
+  status: number | null;
+  /** The ErrorResponseSchema `error_code` of an error answer, else `null`. */
+  error_code: string | null;
+  /** Milliseconds until the answer's status and headers were ready. */
+  duration_ms: number;
+  /** The OpenAPI `operationId` of the request, `null` for other paths. */
+  operation: string | null;
+  /** The id of the fault rule applied (`fault-1`), `prefer` or `null`. */
+  fault: string | null;
+}
+
+/** Options of {@linkcode RequestJournal}. */
+export interface JournalOptions {
+  /** How many entries to keep, the oldest dropped first. Default 1000. */
+  limit?: number;
+  /** How many bytes of each body to keep. Default 65536. */
+  bodyLimit?: number;
+}
+
+/** Default of {@linkcode JournalOptions.limit}. */
+export const DEFAULT_JOURNAL_LIMIT = 1000;
+/** Default of {@linkcode JournalOptions.bodyLimit}. */
+export const DEFAULT_JOURNAL_BODY_LIMIT = 65_536;
+
+const decoder = new TextDecoder();
+
+/**
+ * The last `limit` requests, oldest first.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { RequestJournal } from "./journal.ts";
+ *
+ * const journal = new RequestJournal({ limit: 1 });
+ * const request = new Request("http://mock/v1/x?a=1", {
+ *   headers: { authorization: "Bearer secret" },
+ * });
+ * const started = await journal.start(request);
+ * await journal.finish(started, new Response(null, { status: 204 }), {});
+ * assert.equal(journal.entries()[0]!.headers.authorization, "Bearer ***");
+ * ```
+ */
+export class RequestJournal {
+  #entries: JournalEntry[] = [];
+  #limit: number;
+  #bodyLimit: number;
+
+  /** @param options Entry and body limits. */
+  constructor(options: JournalOptions = {}) {
+    this.#limit = positive(options.limit, DEFAULT_JOURNAL_LIMIT, "limit");
+    this.#bodyLimit = positive(
+      options.bodyLimit,
+      DEFAULT_JOURNAL_BODY_LIMIT,
+      "bodyLimit",
+    );
+  }
+
+  /** A copy of the entries, oldest first. */
+  entries(): JournalEntry[] {
+    return this.#entries.map((entry) => ({
+      ...entry,
+      headers: { ...entry.headers },
+    }));
+  }
+
+  /** Forgets every entry. */
+  clear(): void {
+    this.#entries = [];
+  }
+
+  /**
+   * Notes a request as it arrives, reading up to the body limit from a clone
+   * (the request's own body stays unread).
+   *
+   * @param request The request.
+   * @returns The entry so far, to pass to {@linkcode finish}.
+   */
+  async start(request: Request): Promise<JournalEntry> {
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    for (const [name, value] of request.headers) {
+      headers[name] = name === "authorization" ? mask(value) : value;
+    }
+    const { body, truncated } = await this.#readBody(request);
+    return {
+      time: new Date().toISOString(),
+      method: request.method,
+      path: url.pathname,
+      query: url.search.slice(1),
+      headers,
+      body,
+      body_truncated: truncated,
+      status: null,
+      error_code: null,
+      duration_ms: 0,
+      operation: null,
+      fault: null,
+    };
+  }
+
+  /**
+   * Records a request with its answer (`Response.error()` for a dropped
+   * connection).
+   *
+   * @param entry What {@linkcode start} returned.
+   * @param response The answer.
+   * @param details The operation and fault, and when the request started.
+   */
+  async finish(
+    entry: JournalEntry,
+    response: Response,
+    details: { operation?: string; fault?: string; startedAt?: number },
+  ): Promise<void> {
+    const dropped = response.type === "error";
+    const done: JournalEntry = {
+      ...entry,
+      status: dropped ? null : response.status,
+      error_code: dropped ? null : await errorCode(response),
+      duration_ms: details.startedAt === undefined
+        ? 0
+        : Math.round(performance.now() - details.startedAt),
+      operation: details.operation ?? null,
+      fault: details.fault ?? null,
+    };
+    this.#entries.push(done);
+    if (this.#entries.length > this.#limit) {
+      this.#entries.splice(0, this.#entries.length - this.#limit);
+    }
+  }
+
+  async #readBody(
+    request: Request,
+  ): Promise<{ body: string | null; truncated: boolean }> {
+    if (request.body === null) return { body: null, truncated: false };
+    const reader = request.clone().body!.getReader();
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    let truncated = false;
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        size += value.byteLength;
+        if (size > this.#bodyLimit) {
+          truncated = true;
+          break;
+        }
+      }
+    } catch {
+      // A body that fails to arrive is the handler's to report.
+    } finally {
+      reader.cancel().catch(() => {});
+    }
+    const bytes = new Uint8Array(Math.min(size, this.#bodyLimit));
+    let offset = 0;
+    for (const chunk of chunks) {
+      const part = chunk.subarray(0, bytes.length - offset);
+      bytes.set(part, offset);
+      offset += part.byteLength;
+    }
+    return { body: decoder.decode(bytes), truncated };
+  }
+}
+
+/** `Bearer abc` → `Bearer ***`: the scheme stays, the credentials go. */
+function mask(value: string): string {
+  const scheme = /^\s*(\S+)\s/.exec(value);
+  return scheme === null ? "***" : `${scheme[1]} ***`;
+}
+
+async function errorCode(response: Response): Promise<string | null> {
+  if (response.status < 400) return null;
+  if (!/json/i.test(response.headers.get("content-type") ?? "")) return null;
+  try {
+    const body = await response.clone().json() as { error_code?: unknown };
+    return typeof body.error_code === "string" ? body.error_code : null;
+  } catch {
+    return null;
+  }
+}
+
+function positive(
+  value: number | undefined,
+  fallback: number,
+  name: string,
+): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RangeError(`Journal ${name} must be a positive integer`);
+  }
+  return value;
+}

@@ -1,0 +1,105 @@
+/**
+ * The API's operations as its OpenAPI document declares them: which
+ * `operationId` a request is for, and which statuses that operation defines.
+ *
+ * @module
+ */
+import { openApiDocument } from "../src/openapi.ts";
+
+/** An operation of the API's OpenAPI document. */
+export interface OperationInfo {
+  /** The OpenAPI `operationId`, e.g. `listCallMessages`. */
+  operationId: string;
+  /** The HTTP method, upper case. */
+  method: string;
+  /** The path template, e.g. `/v1/call/{call_id}/message`. */
+  path: string;
+  /** Each status the operation defines, with its response's description. */
+  responses: ReadonlyMap<number, string>;
+}
+
+const OPERATIONS: readonly OperationInfo[] = Object.entries(
+  openApiDocument.paths,
+).flatMap(([path, methods]) =>
+  Object.entries(methods).map(([method, operation]) => {
+    const { operationId, responses } = operation as {
+      operationId: string;
+      responses: Record<string, { description: string }>;
+    };
+    return {
+      operationId,
+      method: method.toUpperCase(),
+      path,
+      responses: new Map(
+        Object.entries(responses).map((
+          [status, { description }],
+        ) => [Number(status), description]),
+      ),
+    };
+  })
+);
+
+/** Every `operationId` of the API, in the document's order. */
+export const OPERATION_IDS: readonly string[] = OPERATIONS.map((operation) =>
+  operation.operationId
+);
+
+/**
+ * The operation a request is for, by method and path, or `undefined` for
+ * anything else (unknown path, wrong method, `/openapi.json`).
+ *
+ * @param method The request's method.
+ * @param pathname The request's path.
+ * @returns The operation, or `undefined`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { findOperation } from "./operations.ts";
+ *
+ * const operation = findOperation("GET", "/v1/call/42/message");
+ * assert.equal(operation?.operationId, "listCallMessages");
+ * assert.equal(findOperation("PUT", "/v1/call/42/message"), undefined);
+ * ```
+ */
+export function findOperation(
+  method: string,
+  pathname: string,
+): OperationInfo | undefined {
+  return OPERATIONS.find((operation) =>
+    operation.method === method && matchPath(operation.path, pathname)
+  );
+}
+
+/**
+ * Whether a path matches a pattern whose `{name}` and `*` segments match any
+ * one non-empty segment and whose final `**` matches the rest of the path.
+ *
+ * @param pattern e.g. `/v1/call/{call_id}/message` or `/v1/**`.
+ * @param pathname The request's path.
+ * @returns Whether it matches.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { matchPath } from "./operations.ts";
+ *
+ * assert.ok(matchPath("/v1/workflow/*\/trigger/test", "/v1/workflow/7/trigger/test"));
+ * assert.ok(matchPath("/v1/**", "/v1/integration/7"));
+ * assert.ok(!matchPath("/v1/call/{id}/message", "/v1/call//message"));
+ * ```
+ */
+export function matchPath(pattern: string, pathname: string): boolean {
+  const expected = pattern.split("/");
+  const actual = pathname.split("/");
+  for (let i = 0; i < expected.length; i += 1) {
+    const segment = expected[i]!;
+    if (segment === "**" && i === expected.length - 1) return true;
+    const value = actual[i];
+    if (value === undefined) return false;
+    const wildcard = segment === "*" ||
+      (segment.startsWith("{") && segment.endsWith("}"));
+    if (wildcard ? value === "" : segment !== value) return false;
+  }
+  return actual.length === expected.length;
+}
