@@ -9,6 +9,10 @@ import { bulkDownload } from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
 import { json, type Operation } from "./operations/context.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
+import {
+  DEFAULT_MAX_CONCURRENT_EXPORTS,
+  ExportSlots,
+} from "./operations/export_slots.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./request_validation_error.ts";
 import { Router } from "./router.ts";
@@ -31,6 +35,11 @@ export interface HandlerOptions {
    * Default: one line on `console.error`.
    */
   logError?: ErrorLogger;
+  /**
+   * How many bulk exports may stream at once; the next one is answered 503
+   * `TOO_MANY_EXPORTS` with `Retry-After: 1`. An integer from 1; default 16.
+   */
+  maxConcurrentExports?: number;
 }
 
 const router = new Router<Operation>([
@@ -79,6 +88,9 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  */
 export function createHandler(options: HandlerOptions): Handler {
   const { store, now = () => new Date(), logError = logToConsole } = options;
+  const exportSlots = new ExportSlots(
+    options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
+  );
   return async (request) => {
     const incomingId = request.headers.get("x-request-id");
     const requestId = incomingId !== null && REQUEST_ID.test(incomingId)
@@ -91,7 +103,14 @@ export function createHandler(options: HandlerOptions): Handler {
         request.method,
         new URL(request.url).pathname,
       );
-      response = await target({ request, params, store, now, reportError });
+      response = await target({
+        request,
+        params,
+        store,
+        now,
+        reportError,
+        exportSlots,
+      });
     } catch (error) {
       response = errorResponse(error, requestId, reportError);
     }

@@ -3,8 +3,9 @@
  *
  * Settings from the environment: `PORT` (default 8787), `HOST` (default
  * 127.0.0.1), `FIXTURES` (a fixtures file; default: the built-in demo set),
- * `DATABASE_URL` (serve from Postgres instead of memory) and
- * `DATABASE_POOL_SIZE` (default 10). Stops gracefully on SIGINT and SIGTERM.
+ * `DATABASE_URL` (serve from Postgres instead of memory),
+ * `DATABASE_POOL_SIZE` (default 10) and `MAX_CONCURRENT_EXPORTS` (default 16).
+ * Stops gracefully on SIGINT and SIGTERM.
  *
  * @module
  */
@@ -58,7 +59,12 @@ async function main(): Promise<void> {
 
   const store = await openStore(env);
   await store.seed(fixtures);
-  const server = await serve(createHandler({ store }), { port, hostname })
+  const handler = createHandler({
+    store,
+    ...(env.MAX_CONCURRENT_EXPORTS &&
+      { maxConcurrentExports: Number(env.MAX_CONCURRENT_EXPORTS) }),
+  });
+  const server = await serve(handler, { port, hostname })
     .catch((error: unknown) => {
       throw new Error(
         `Cannot listen on ${hostname}:${port}: ${(error as Error).message}`,

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Store } from "../store.ts";
+import type { ExportSlots } from "./export_slots.ts";
 
 /** The request and the handler's services, as an operation sees them. */
 export interface OperationContext {
@@ -15,6 +16,8 @@ export interface OperationContext {
   now: () => Date;
   /** Logs a failure that happens after the response has started. */
   reportError: (error: unknown) => void;
+  /** The bound on concurrent bulk exports; none when left out. */
+  exportSlots?: ExportSlots;
 }
 
 /** An operation: one endpoint's work. */
