@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { ZipWriter } from "@zip.js/zip.js";
+import { configure, ZipWriter } from "@zip.js/zip.js";
 import type { TranscriptChunk } from "./store.ts";
 
 /** Options of {@linkcode transcriptArchive}. */
@@ -17,6 +17,12 @@ export interface TranscriptArchiveOptions {
 }
 
 const encoder = new TextEncoder();
+
+// zip.js writes at most `maxWorkers` entries at once in the whole process,
+// across archives (default: the number of cores); an archive whose client
+// stopped reading keeps its slot, so on two cores two stalled downloads held
+// up every other export. The handler's own export limit bounds them instead.
+configure({ maxWorkers: Number.MAX_SAFE_INTEGER });
 
 /**
  * Streams the ZIP archive of a run of transcript chunks. Chunks are pulled

@@ -132,6 +132,32 @@ describe("Concurrent exports", () => {
     }
   });
 
+  it(
+    "streams every export at once: stalled downloads, more than cores, hold up none",
+    {
+      timeout: 30_000,
+    },
+    async () => {
+      // zip.js alone would write only as many entries at once as there are
+      // cores, in the whole process.
+      const stalled = Math.min(navigator.hardwareConcurrency + 1, 15);
+      const handler = handlerWith();
+      const readers = [];
+      for (let i = 0; i < stalled; i++) {
+        const response = await handler(bulkExportRequest(TOKEN, callIds));
+        const reader = response.body!.getReader();
+        assert.equal((await reader.read()).done, false);
+        readers.push(reader);
+      }
+      const response = await handler(bulkExportRequest(TOKEN, callIds));
+      assert.equal(
+        readZip(new Uint8Array(await response.arrayBuffer())).length,
+        callIds.length,
+      );
+      await Promise.all(readers.map((reader) => reader.cancel()));
+    },
+  );
+
   it("allows 16 at once by default", async () => {
     const handler = handlerWith();
     const running = await Promise.all(

@@ -165,6 +165,77 @@ describe("Postgres store: faults", () => {
     }
   });
 
+  it("answers 500, never 401 or 404, while the database is down or cut", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    // A peer that hangs up is retried until the store's deadline.
+    const store = storeThroughProxy({ timeout: 1000 });
+    const handler = createHandler({ store, logError: () => {} });
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    const requests = () => [
+      bulkExportRequest(TOKEN, allCalls),
+      new Request(`http://api.test/v1/call/${call(1)}/message`, {
+        headers: auth,
+      }),
+      new Request(`http://api.test/v1/integration/${HTTP}`, {
+        method: "DELETE",
+        headers: auth,
+      }),
+      new Request(`http://api.test/v1/workflow/${call(1)}/trigger/test`, {
+        method: "POST",
+        headers: auth,
+      }),
+    ];
+    const statuses = async () => {
+      const answers: number[] = [];
+      for (const request of requests()) {
+        const response = await handler(request);
+        await response.body?.cancel();
+        answers.push(response.status);
+      }
+      return answers;
+    };
+    try {
+      await proxy.setMode("down");
+      assert.deepEqual(await statuses(), [500, 500, 500, 500]);
+      await proxy.setMode("hangup");
+      assert.deepEqual(await statuses(), [500, 500, 500, 500]);
+      await proxy.setMode("forward");
+      // The token is known again; the flow id is no flow: 404 is the answer.
+      assert.deepEqual(await statuses(), [200, 200, 204, 404]);
+      assert.deepEqual(await integrationRows(), { integrations: 0, tools: 0 });
+    } finally {
+      await proxy.setMode("forward");
+      await store.close(0);
+    }
+  });
+
+  it("hands no killed backend's error to the next query", {
+    skip: ON_PGLITE && "PGlite has no backends to terminate",
+  }, async () => {
+    // postgres.js kept the killed query's 57P01 and failed the first query on
+    // the new connection with it (porsager/postgres#1223); the store answers.
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    const { store, close } = harness.openStore({ max: 1 });
+    try {
+      await store.findGrant("0".repeat(64));
+      for (let round = 0; round < 3; round += 1) {
+        const [row] = await harness.sql<{ pid: number }[]>`
+          SELECT pid FROM pg_stat_activity
+          WHERE application_name = 'callflow-api'
+            AND datname = current_database() AND pid <> pg_backend_pid()`;
+        const running = store.recentCalls(P, 1).then(
+          () => assert.fail("survived"),
+          () => "failed",
+        );
+        await harness.sql`SELECT pg_terminate_backend(${row!.pid})`;
+        await running;
+        assert.equal((await store.callMessages(P, call(1)))?.length, MESSAGES);
+      }
+    } finally {
+      await close();
+    }
+  });
+
   it("fails within its deadline when a peer accepts and hangs up, and recovers", async () => {
     // postgres.js reconnects to such a peer forever (porsager/postgres#1193):
     // only the store's own deadline ends the wait.
