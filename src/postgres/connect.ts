@@ -59,8 +59,7 @@ export interface ConnectPostgresOptions {
    * Milliseconds a session may sit idle inside an open transaction (its
    * client gone mid-seed or mid-migration) before the server ends it and
    * frees its locks, sent as `idle_in_transaction_session_timeout`; `0` sends
-   * nothing. Default 60000. (An export's cursor is not covered: the store's
-   * own `timeout` frees the connection of a stalled export.)
+   * nothing. Default 60000. (Exports hold no connection between batches.)
    */
   idleInTransactionTimeout?: number;
   /** Called with each statement as it is sent: for logging or counting. */
