@@ -219,16 +219,26 @@ describe("Postgres store: faults", () => {
     try {
       await store.findGrant("0".repeat(64));
       for (let round = 0; round < 3; round += 1) {
-        const [row] = await harness.sql<{ pid: number }[]>`
-          SELECT pid FROM pg_stat_activity
-          WHERE application_name = 'callflow-api'
-            AND datname = current_database() AND pid <> pg_backend_pid()`;
-        const running = store.recentCalls(P, 1).then(
-          () => assert.fail("survived"),
-          () => "failed",
-        );
-        await harness.sql`SELECT pg_terminate_backend(${row!.pid})`;
-        await running;
+        // The query waits on a lock, so it is surely running when killed.
+        await harness.sql.begin(async (tx) => {
+          await tx`LOCK TABLE calls IN ACCESS EXCLUSIVE MODE`;
+          const running = store.recentCalls(P, 1).then(
+            () => assert.fail("survived"),
+            () => "failed",
+          );
+          let pid: number | undefined;
+          for (let wait = 0; wait < 100 && pid === undefined; wait += 1) {
+            const [row] = await tx<{ pid: number }[]>`
+              SELECT pid FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'
+                AND application_name = 'callflow-api'`;
+            pid = row?.pid;
+            if (pid === undefined) await new Promise((r) => setTimeout(r, 20));
+          }
+          assert.ok(pid, "the query never waited on the lock");
+          await tx`SELECT pg_terminate_backend(${pid})`;
+          await running;
+        });
         assert.equal((await store.callMessages(P, call(1)))?.length, MESSAGES);
       }
     } finally {
