@@ -16,6 +16,10 @@ import { bulkDownload } from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
 import { json, type Operation } from "./operations/context.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
+import {
+  DEFAULT_MAX_CONCURRENT_EXPORTS,
+  ExportSlots,
+} from "./operations/export_slots.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./request_validation_error.ts";
 import { Router } from "./router.ts";
@@ -65,6 +69,11 @@ export interface HandlerOptions {
    * (`BODY_TIMEOUT_MS`).
    */
   bodyTimeoutMs?: number;
+  /**
+   * How many bulk exports may stream at once; the next one is answered 503
+   * `TOO_MANY_EXPORTS` with `Retry-After: 1`. An integer from 1; default 16.
+   */
+  maxConcurrentExports?: number;
 }
 
 const router = new Router<Operation>([
@@ -123,6 +132,9 @@ export function createHandler(options: HandlerOptions): Handler {
     bodyTimeoutMs = BODY_TIMEOUT_MS,
   } = options;
   const { onRequestFinished, readinessTimeout = 2000 } = options;
+  const exportSlots = new ExportSlots(
+    options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
+  );
   /** Answers a request; `facts` collects what the access log needs. */
   const handle = async (
     request: Request,
@@ -144,6 +156,7 @@ export function createHandler(options: HandlerOptions): Handler {
         reportError,
         readinessTimeout,
         bodyTimeoutMs,
+        exportSlots,
       });
     } catch (error) {
       if (facts !== undefined) facts.errorCode = errorCodeOf(error);

@@ -71,6 +71,7 @@ export async function openServerApp(
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
   const handler = createHandler({
     store,
+    maxConcurrentExports: settings.maxConcurrentExports,
     onRequestFinished: createAccessLog({
       level: settings.logLevel,
       format: settings.logFormat,

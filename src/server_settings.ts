@@ -1,6 +1,7 @@
 /**
  * The server's settings, read from the environment (`PORT`, `HOST`,
- * `FIXTURES`, `DATABASE_URL`, `DATABASE_POOL_SIZE`, `LOG_LEVEL`,
+ * `FIXTURES`, `DATABASE_URL`, `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`,
+ * `LOG_LEVEL`,
  * `LOG_FORMAT`): one reading shared by `npm start`, the `./server` entry and
  * `callflow-api serve`, so they all take the same settings and refuse the
  * same mistakes.
@@ -8,6 +9,7 @@
  * @module
  */
 import { LOG_LEVELS, type LogFormat, type LogLevel } from "./access_log.ts";
+import { DEFAULT_MAX_CONCURRENT_EXPORTS } from "./operations/export_slots.ts";
 
 /** What a server is started with. */
 export interface ServerSettings {
@@ -21,6 +23,8 @@ export interface ServerSettings {
   databaseUrl: string | undefined;
   /** Postgres connections in the pool. Default 10. */
   poolSize: number;
+  /** Bulk exports streaming at once; past it, 503. Default 16. */
+  maxConcurrentExports: number;
   /** The access log's level. Default `info`. */
   logLevel: LogLevel;
   /** The access log's format. Default `pretty` on a terminal, else `json`. */
@@ -68,7 +72,12 @@ export function readServerSettings(
     hostname: nonEmpty(env.HOST) ?? "127.0.0.1",
     fixturesPath: nonEmpty(env.FIXTURES),
     databaseUrl: nonEmpty(env.DATABASE_URL),
-    poolSize: parsePoolSize(env.DATABASE_POOL_SIZE),
+    poolSize: parseCount(env.DATABASE_POOL_SIZE, "DATABASE_POOL_SIZE", 10),
+    maxConcurrentExports: parseCount(
+      env.MAX_CONCURRENT_EXPORTS,
+      "MAX_CONCURRENT_EXPORTS",
+      DEFAULT_MAX_CONCURRENT_EXPORTS,
+    ),
     logLevel: parseChoice(env.LOG_LEVEL, "LOG_LEVEL", LOG_LEVELS) ?? "info",
     logFormat: parseChoice(env.LOG_FORMAT, "LOG_FORMAT", ["json", "pretty"]) ??
       (terminal ? "pretty" : "json"),
@@ -108,17 +117,19 @@ export function parsePort(
   return port;
 }
 
-function parsePoolSize(value: string | undefined): number {
-  if (value === undefined || value === "") return 10;
-  const size = Number(value);
-  if (!/^\d{1,4}$/.test(value) || size < 1) {
+function parseCount(
+  value: string | undefined,
+  name: string,
+  fallback: number,
+): number {
+  if (value === undefined || value === "") return fallback;
+  const count = Number(value);
+  if (!/^\d{1,4}$/.test(value) || count < 1) {
     throw new SettingsError(
-      `DATABASE_POOL_SIZE must be a positive integer, got ${
-        JSON.stringify(value)
-      }`,
+      `${name} must be a positive integer, got ${JSON.stringify(value)}`,
     );
   }
-  return size;
+  return count;
 }
 
 function parseChoice<T extends string>(

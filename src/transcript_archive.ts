@@ -8,7 +8,7 @@
 // zip.js's pure-JavaScript build: its default build instantiates a WebAssembly
 // codec fetched from a `data:` URL on first use, a request that MSW reports
 // (and strict sandboxes refuse). Same deflate, same bytes (README, zip.js).
-import { ZipWriter } from "@zip.js/zip.js/lib/zip-core-native.js";
+import { configure, ZipWriter } from "@zip.js/zip.js/lib/zip-core-native.js";
 import type { TranscriptChunk } from "./store.ts";
 
 /** Options of {@linkcode transcriptArchive}. */
@@ -20,6 +20,12 @@ export interface TranscriptArchiveOptions {
 }
 
 const encoder = new TextEncoder();
+
+// zip.js writes at most `maxWorkers` entries at once in the whole process,
+// across archives (default: the number of cores); an archive whose client
+// stopped reading keeps its slot, so on two cores two stalled downloads held
+// up every other export. The handler's own export limit bounds them instead.
+configure({ maxWorkers: Number.MAX_SAFE_INTEGER });
 
 /**
  * Streams the ZIP archive of a run of transcript chunks. Chunks are pulled

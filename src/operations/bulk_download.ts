@@ -9,11 +9,17 @@ import { parseBulkRequest } from "../bulk_request.ts";
 import { HttpError } from "../http_error.ts";
 import { transcriptArchive } from "../transcript_archive.ts";
 import type { OperationContext } from "./context.ts";
+import { releasedAtEnd } from "./export_slots.ts";
+
+/** When a client refused for too many exports should try again, in seconds. */
+const RETRY_AFTER_SECONDS = "1";
 
 /**
  * Answers with a streamed ZIP of the requested calls' transcripts, or 404
  * `NO_TRANSCRIPTS_FOUND` when none of them has a message. The 404 decision is
- * made on the store's first chunk, before any byte is sent.
+ * made on the store's first chunk, before any byte is sent. When the
+ * context's export slots are all taken, answers 503 `TOO_MANY_EXPORTS` with
+ * `Retry-After`; a slot is held until the ZIP ends, fails or is cancelled.
  *
  * @example
  * ```ts
@@ -30,7 +36,14 @@ import type { OperationContext } from "./context.ts";
  * ```
  */
 export async function bulkDownload(
-  { request, store, now, reportError, bodyTimeoutMs }: OperationContext,
+  {
+    request,
+    store,
+    now,
+    reportError,
+    bodyTimeoutMs,
+    exportSlots,
+  }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const callIds = parseBulkRequest(
@@ -42,21 +55,38 @@ export async function bulkDownload(
   );
   authorize(grant, "transcripts:read");
 
-  const chunks = store.transcripts(grant.projectId, callIds)
-    [Symbol.asyncIterator]();
-  const first = await chunks.next();
-  if (first.done) {
+  const release = exportSlots === undefined ? () => {} : exportSlots.take();
+  if (release === undefined) {
     throw new HttpError(
-      404,
-      "NO_TRANSCRIPTS_FOUND",
-      "None of the requested calls has a transcript",
+      503,
+      "TOO_MANY_EXPORTS",
+      `The server is streaming its maximum of ${
+        exportSlots!.max
+      } exports at once; retry shortly`,
+      { headers: { "retry-after": RETRY_AFTER_SECONDS } },
     );
   }
-  const archive = transcriptArchive(first.value, chunks, {
-    lastModified: now(),
-    onError: reportError,
-  });
-  return new Response(archive, {
+  let archive: ReadableStream<Uint8Array>;
+  try {
+    const chunks = store.transcripts(grant.projectId, callIds)
+      [Symbol.asyncIterator]();
+    const first = await chunks.next();
+    if (first.done) {
+      throw new HttpError(
+        404,
+        "NO_TRANSCRIPTS_FOUND",
+        "None of the requested calls has a transcript",
+      );
+    }
+    archive = transcriptArchive(first.value, chunks, {
+      lastModified: now(),
+      onError: reportError,
+    });
+  } catch (error) {
+    release();
+    throw error;
+  }
+  return new Response(releasedAtEnd(archive, release), {
     headers: {
       "content-type": "application/zip",
       "content-disposition": 'attachment; filename="transcripts.zip"',

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Store } from "../store.ts";
+import type { ExportSlots } from "./export_slots.ts";
 
 /** The request and the handler's services, as an operation sees them. */
 export interface OperationContext {
@@ -19,6 +20,8 @@ export interface OperationContext {
   readinessTimeout?: number;
   /** How long a request body may take to arrive. Default 30 s. */
   bodyTimeoutMs?: number;
+  /** The bound on concurrent bulk exports; none when left out. */
+  exportSlots?: ExportSlots;
 }
 
 /** An operation: one endpoint's work. */

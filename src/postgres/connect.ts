@@ -8,6 +8,39 @@
 import postgres from "postgres";
 import type { Sql } from "postgres";
 
+/**
+ * A Postgres array literal of `values`, each element quoted: what the array
+ * parameters of our statements (ids, names, ISO timestamps) are sent as.
+ */
+function arrayLiteral(values: readonly unknown[]): string {
+  const elements = values.map((value) =>
+    value === null || value === undefined
+      ? "NULL"
+      : `"${String(value).replace(/["\\]/g, "\\$&")}"`
+  );
+  return `{${elements.join(",")}}`;
+}
+
+/**
+ * The array types our statements bind, by OID: uuid[], text[], int4[],
+ * timestamptz[]. A statement binding another array type must add it here.
+ */
+const ARRAY_TYPES = Object.fromEntries(
+  [
+    ["uuid_array", 2951],
+    ["text_array", 1009],
+    ["int4_array", 1007],
+    ["timestamptz_array", 1185],
+  ].map(
+    ([name, oid]) => [name, {
+      to: oid as number,
+      from: [] as number[],
+      serialize: arrayLiteral,
+      parse: (text: string) => text,
+    }],
+  ),
+);
+
 /** Options of {@linkcode connectPostgres}. */
 export interface ConnectPostgresOptions {
   /** How many connections the pool may open. Default 10. */
@@ -26,8 +59,7 @@ export interface ConnectPostgresOptions {
    * Milliseconds a session may sit idle inside an open transaction (its
    * client gone mid-seed or mid-migration) before the server ends it and
    * frees its locks, sent as `idle_in_transaction_session_timeout`; `0` sends
-   * nothing. Default 60000. (An export's cursor is not covered: the store's
-   * own `timeout` frees the connection of a stalled export.)
+   * nothing. Default 60000. (Exports hold no connection between batches.)
    */
   idleInTransactionTimeout?: number;
   /** Called with each statement as it is sent: for logging or counting. */
@@ -72,6 +104,14 @@ export function connectPostgres(
   const onQuery = options.onQuery;
   return postgres(url, {
     max: options.max ?? 10,
+    // postgres.js runs a catalog query of array types first on every new
+    // connection and drops its promise: a connection killed during that query
+    // rejects it with no handler, an unhandled rejection that ends Node and
+    // Deno processes (porsager/postgres#1192, #1205, #1223). Backends killed
+    // while connections reconnect hit it within seconds. Off, and the array
+    // types our statements send are serialised by ARRAY_TYPES instead.
+    fetch_types: false,
+    types: ARRAY_TYPES,
     ...unlessInUrl("connect_timeout", options.connectTimeout ?? 5),
     ...unlessInUrl("idle_timeout", options.idleTimeout ?? 30),
     connection: { application_name: "callflow-api", ...startup },

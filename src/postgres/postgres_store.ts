@@ -14,15 +14,15 @@ import type {
   TranscriptChunk,
   Trigger,
 } from "../store.ts";
-import { cursorBatches } from "./cursor_batches.ts";
 import { withDeadline } from "./deadline.ts";
+import { denseRows } from "./dense_rows.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 
 /** Options of {@linkcode PostgresStore}. */
 export interface PostgresStoreOptions {
   /**
-   * How many messages a bulk export fetches from its cursor at a time: the
-   * bound on what an export holds in memory. Default 1000.
+   * How many messages a bulk export fetches per query: the bound on what an
+   * export holds in memory. Default 1000.
    */
   exportBatchSize?: number;
   /**
@@ -117,38 +117,52 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * One query, read through a cursor `exportBatchSize` messages at a time:
-   * the first batch (or the end of an empty result) is the first thing the
-   * iterator yields, so whether anything exists is known before streaming.
+   * Keyset batches in call order, one short query each: a connection is held
+   * only while a batch is read, never while the reader takes its time. Each
+   * batch resumes after the last (call, position) read, so a batch that fails
+   * fails the stream; nothing is skipped or repeated. The first batch (or
+   * the end of an empty result) is the first thing the iterator yields.
    */
   async *transcripts(
     projectId: string,
     callIds: readonly string[],
   ): AsyncGenerator<TranscriptChunk, void, undefined> {
-    if (callIds.length === 0) return;
-    const query = this.#sql<{ call_id: string; body: string }[]>`
-      SELECT r.call_id, m.body::text AS body
-      FROM unnest(${callIds as string[]}::uuid[]) WITH ORDINALITY
-        AS r(call_id, ordinal)
-      JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
-      JOIN call_messages m ON m.call_id = c.call_id
-      ORDER BY r.ordinal, m.position`;
-    const batches = cursorBatches(
-      query,
-      this.#exportBatchSize,
-      this.#sql.CLOSE,
-      this.#timeout,
-    );
-    for await (const rows of batches) {
-      let chunk: TranscriptChunk | undefined;
-      for (const { call_id: callId, body } of rows) {
-        if (chunk?.callId !== callId) {
-          if (chunk !== undefined) yield chunk;
-          chunk = { callId, messages: [] };
-        }
-        chunk.messages.push(body);
+    const limit = this.#exportBatchSize;
+    // A batch looks at a slice of the ids, so that no query sorts the
+    // messages of every call asked for; the slice grows to about twice the
+    // calls a full batch covered.
+    let from = 0;
+    let slice = Math.min(limit, 64);
+    let afterPosition = -1;
+    while (from < callIds.length) {
+      const ids = callIds.slice(from, from + slice);
+      const rows = await this.#ask(this.#sql<
+        { ordinal: number; position: number; body: string }[]
+      >`
+        SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
+        FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
+          AS r(call_id, ordinal)
+        JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
+        CROSS JOIN LATERAL (
+          SELECT position, body FROM call_messages
+          WHERE call_id = c.call_id
+            AND (r.ordinal > 1 OR position > ${afterPosition})
+          ORDER BY position
+          LIMIT ${limit}
+        ) m
+        ORDER BY r.ordinal, m.position
+        LIMIT ${limit}`);
+      yield* chunksOf(rows, ids);
+      if (rows.length < limit) {
+        from += ids.length;
+        afterPosition = -1;
+        slice = Math.min(limit, slice * 2);
+      } else {
+        const last = rows[rows.length - 1]!;
+        from += last.ordinal - 1;
+        afterPosition = last.position;
+        slice = Math.min(limit, Math.max(16, last.ordinal * 2));
       }
-      if (chunk !== undefined) yield chunk;
     }
   }
 
@@ -203,10 +217,31 @@ export class PostgresStore implements Store {
     await this.#ask(this.#sql`SELECT 1`);
   }
 
-  /** Runs a query, failing when Postgres has not answered by the deadline. */
-  #ask<T extends readonly MaybeRow[]>(
+  /**
+   * Runs a query, failing when Postgres has not answered by the deadline; the
+   * rows are checked against the server's count (see `denseRows`).
+   */
+  async #ask<T extends readonly MaybeRow[]>(
     query: PendingQuery<T>,
   ): Promise<RowList<T>> {
-    return withDeadline(query, this.#timeout);
+    return denseRows(await withDeadline(query, this.#timeout));
   }
+}
+
+/** Rows of consecutive calls (by ordinal in `ids`) as transcript chunks. */
+function* chunksOf(
+  rows: readonly { ordinal: number; body: string }[],
+  ids: readonly string[],
+): Generator<TranscriptChunk> {
+  let chunk: TranscriptChunk | undefined;
+  let ordinal = 0;
+  for (const row of rows) {
+    if (row.ordinal !== ordinal) {
+      if (chunk !== undefined) yield chunk;
+      ordinal = row.ordinal;
+      chunk = { callId: ids[ordinal - 1]!, messages: [] };
+    }
+    chunk!.messages.push(row.body);
+  }
+  if (chunk !== undefined) yield chunk;
 }
