@@ -1,7 +1,8 @@
 /**
- * A server for the throughput benchmark, on the runtime running it:
+ * A server for the throughput benchmarks, on the runtime running it:
  * `api` serves the handler on the API suite's fixtures, `bare` serves a
- * constant response through the same adapter (the ceiling). Prints its URL.
+ * constant JSON body through the same adapter, whatever the request (the
+ * ceiling). Prints its URL; stops on SIGTERM.
  *
  * @module
  */
@@ -12,13 +13,18 @@ import { MemoryStore } from "../src/memory_store.ts";
 import { serve } from "../src/serve.ts";
 import { apiFixtures } from "../test/support/api_fixtures.ts";
 
+/** The bare server's body: the webhook trigger test's answer, constant. */
+const BARE_BODY = '{"events":[{"order":{"id":7,"items":["a","b"]},"ok":true}]}';
+
 const mode = process.argv[2] ?? "api";
 const store = new MemoryStore();
 await store.seed(parseFixtures(apiFixtures));
 const handler = mode === "bare"
   ? () =>
     Promise.resolve(
-      new Response("[]", { headers: { "content-type": "application/json" } }),
+      new Response(BARE_BODY, {
+        headers: { "content-type": "application/json" },
+      }),
     )
   : createHandler({ store, logError: () => {} });
 const server = await serve(handler, { port: 0, hostname: "127.0.0.1" });

@@ -7,11 +7,15 @@ import { HttpError } from "./http_error.ts";
 import { openApiDocument } from "./openapi.ts";
 import { bulkDownload } from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
-import { json, type Operation } from "./operations/context.ts";
+import {
+  json,
+  type Operation,
+  type OperationContext,
+} from "./operations/context.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./request_validation_error.ts";
-import { Router } from "./router.ts";
+import { pathnameOf, Router } from "./router.ts";
 import type { Store } from "./store.ts";
 
 /** A Fetch API handler. */
@@ -85,39 +89,46 @@ export function createHandler(options: HandlerOptions): Handler {
       ? incomingId
       : crypto.randomUUID();
     const reportError = (error: unknown) => logError(requestId, error);
-    let response: Response;
+    // Built into each response rather than set on it afterwards.
+    const headers = { "x-request-id": requestId };
     try {
       const { target, params } = router.match(
         request.method,
-        new URL(request.url).pathname,
+        pathnameOf(request.url),
       );
-      response = await target({ request, params, store, now, reportError });
+      return await target({
+        request,
+        params,
+        store,
+        now,
+        reportError,
+        headers,
+      });
     } catch (error) {
-      response = errorResponse(error, requestId, reportError);
+      return errorResponse(error, requestId, headers, reportError);
     }
-    response.headers.set("x-request-id", requestId);
-    return response;
   };
 }
 
-function serveOpenApi(): Promise<Response> {
-  return Promise.resolve(json(openApiDocument));
+function serveOpenApi({ headers }: OperationContext): Promise<Response> {
+  return Promise.resolve(json(openApiDocument, 200, headers));
 }
 
 function errorResponse(
   error: unknown,
   requestId: string,
+  headers: Record<string, string>,
   reportError: (error: unknown) => void,
 ): Response {
   if (error instanceof HttpError || error instanceof RequestValidationError) {
-    return error.toResponse();
+    return error.toResponse(headers);
   }
   reportError(error);
   return new HttpError(
     500,
     "INTERNAL_SERVER_ERROR",
     `An unexpected error occurred (request id ${requestId})`,
-  ).toResponse();
+  ).toResponse(headers);
 }
 
 function logToConsole(requestId: string, error: unknown): void {

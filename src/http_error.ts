@@ -59,7 +59,12 @@ export class HttpError extends Error {
     message: string,
     options: HttpErrorOptions = {},
   ) {
+    // A 4xx is an expected answer, not a bug: its stack would never be read,
+    // and capturing one doubled a 404's cost (bench/README.md). A 5xx keeps it.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(message, { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
     this.status = status;
     this.errorCode = errorCode;
@@ -75,13 +80,34 @@ export class HttpError extends Error {
     };
   }
 
-  /** Renders the error as a JSON response. */
-  toResponse(): Response {
-    const headers = new Headers(this.headers);
-    headers.set("content-type", "application/json");
+  /**
+   * Renders the error as a JSON response.
+   *
+   * @param headers More headers to send, e.g. the request id.
+   */
+  toResponse(headers?: Readonly<Record<string, string>>): Response {
     return new Response(JSON.stringify(this.toJSON()), {
       status: this.status,
-      headers,
+      headers: {
+        ...headerRecord(this.headers),
+        "content-type": "application/json",
+        ...headers,
+      },
     });
   }
+}
+
+/** Headers as a plain record with lowercase names. */
+function headerRecord(
+  headers: HeadersInit | undefined,
+): Record<string, string> | undefined {
+  if (headers === undefined) return undefined;
+  if (headers instanceof Headers || Array.isArray(headers)) {
+    return Object.fromEntries(new Headers(headers));
+  }
+  const record: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    record[name.toLowerCase()] = value;
+  }
+  return record;
 }

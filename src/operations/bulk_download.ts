@@ -30,7 +30,7 @@ import type { OperationContext } from "./context.ts";
  * ```
  */
 export async function bulkDownload(
-  { request, store, now, reportError }: OperationContext,
+  { request, store, now, reportError, headers }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const callIds = parseBulkRequest(
@@ -57,6 +57,7 @@ export async function bulkDownload(
     headers: {
       "content-type": "application/zip",
       "content-disposition": 'attachment; filename="transcripts.zip"',
+      ...headers,
     },
   });
 }

@@ -27,7 +27,7 @@ import { jsonText, type OperationContext } from "./context.ts";
  * ```
  */
 export async function callMessages(
-  { request, params, store }: OperationContext,
+  { request, params, store, headers }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const callId = parsePathUuid("call_id", params.call_id!);
@@ -37,5 +37,5 @@ export async function callMessages(
   if (messages === undefined) {
     throw new HttpError(404, "CALL_NOT_FOUND", `Call ${callId} not found`);
   }
-  return jsonText(`[${messages.join(",")}]`);
+  return jsonText(`[${messages.join(",")}]`, 200, headers);
 }

@@ -15,6 +15,12 @@ export interface OperationContext {
   now: () => Date;
   /** Logs a failure that happens after the response has started. */
   reportError: (error: unknown) => void;
+  /**
+   * Headers every response carries (the handler's `X-Request-Id`): set when
+   * the response is built, never added to it afterwards, which would cost
+   * each runtime's server its fast path for plain header records.
+   */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** An operation: one endpoint's work. */
@@ -28,10 +34,15 @@ export type Operation = (context: OperationContext) => Promise<Response>;
  * import { json } from "./context.ts";
  *
  * json({ events: [] }).headers.get("content-type"); // "application/json"
+ * json({}, 200, { "x-request-id": "r1" }).headers.get("x-request-id"); // "r1"
  * ```
  */
-export function json(body: unknown, status = 200): Response {
-  return jsonText(JSON.stringify(body), status);
+export function json(
+  body: unknown,
+  status = 200,
+  headers?: Readonly<Record<string, string>>,
+): Response {
+  return jsonText(JSON.stringify(body), status, headers);
 }
 
 /**
@@ -44,9 +55,13 @@ export function json(body: unknown, status = 200): Response {
  * jsonText("[]").status; // 200
  * ```
  */
-export function jsonText(text: string, status = 200): Response {
+export function jsonText(
+  text: string,
+  status = 200,
+  headers?: Readonly<Record<string, string>>,
+): Response {
   return new Response(text, {
     status,
-    headers: { "content-type": "application/json" },
+    headers: { "content-type": "application/json", ...headers },
   });
 }

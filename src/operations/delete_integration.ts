@@ -27,7 +27,7 @@ import type { OperationContext } from "./context.ts";
  * ```
  */
 export async function deleteIntegration(
-  { request, params, store }: OperationContext,
+  { request, params, store, headers }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const integrationId = parsePathUuid(
@@ -43,5 +43,5 @@ export async function deleteIntegration(
       `Integration ${integrationId} not found`,
     );
   }
-  return new Response(null, { status: 204 });
+  return new Response(null, { status: 204, headers: { ...headers } });
 }

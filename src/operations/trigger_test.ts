@@ -28,7 +28,7 @@ import { json, type OperationContext } from "./context.ts";
  * ```
  */
 export async function triggerTest(
-  { request, params, store, now }: OperationContext,
+  { request, params, store, now, headers }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const flowId = parsePathUuid("flow_id", params.flow_id!);
@@ -38,5 +38,9 @@ export async function triggerTest(
   if (flow === undefined) {
     throw new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`);
   }
-  return json({ events: await sampleEvents(flow, store, now()) });
+  return json(
+    { events: await sampleEvents(flow, store, now()) },
+    200,
+    headers,
+  );
 }
