@@ -50,16 +50,18 @@ const TARGETS = {
 /** Starts `bench_server.ts` in a mode; resolves with its URL. */
 export async function startServer(
   command: string[],
-): Promise<{ url: string; stop: () => void }> {
+  env: Record<string, string> = {},
+): Promise<{ url: string; pid: number; stop: () => void }> {
   const child = spawn(command[0]!, command.slice(1), {
     stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
   });
   const lines = createInterface({ input: child.stdout! });
   const url = await new Promise<string>((resolve, reject) => {
     lines.once("line", resolve);
     child.once("exit", (code) => reject(new Error(`server exited ${code}`)));
   });
-  return { url, stop: () => child.kill("SIGTERM") };
+  return { url, pid: child.pid!, stop: () => child.kill("SIGTERM") };
 }
 
 /** Requests per second of one wrk run. */
