@@ -7,12 +7,14 @@
  * Run: `node bench/hot_path.ts` (needs `wrk`). Each runtime's two servers run
  * side by side; wrk `-t1 -c50` runs of `BENCH_SECONDS` (default 3) after a
  * warm-up, `BENCH_ROUNDS` rounds (default 5) in alternating order; the
- * medians' ratio is printed. `BENCH_RUNTIMES=node,deno` picks runtimes.
+ * medians' ratio is printed, with the server's CPU time per request (from
+ * `/proc`), which the machine's other load disturbs less than req/s.
+ * `BENCH_RUNTIMES=node,deno` picks runtimes.
  *
  * @module
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -64,12 +66,20 @@ export async function startServer(
   return { url, pid: child.pid!, stop: () => child.kill("SIGTERM") };
 }
 
-/** Requests per second of one wrk run. */
+/** What one wrk run measured. */
+export interface WrkResult {
+  /** Requests per second. */
+  rate: number;
+  /** How many requests completed. */
+  requests: number;
+}
+
+/** One wrk run (`-t1 -c50`); throws when any request failed at the socket. */
 export function wrk(
   url: string,
   seconds: string,
   extra: string[] = [],
-): number {
+): WrkResult {
   const output = execFileSync("wrk", [
     "-t1",
     "-c50",
@@ -77,10 +87,20 @@ export function wrk(
     ...extra,
     url,
   ], { encoding: "utf8" });
-  const errors = /Non-2xx or 3xx responses: (\d+)/.exec(output);
   if (/Socket errors/.test(output)) throw new Error(output);
-  void errors;
-  return Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]);
+  return {
+    rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]),
+    requests: Number(/(\d+) requests in/.exec(output)![1]),
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /s, "")
+    .split(" ");
+  // utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** The median of some numbers. */
@@ -93,6 +113,7 @@ if (import.meta.main) {
     const command = ALL[runtime]!;
     const bare = await startServer([...command, "bare"]);
     const api = await startServer([...command, "api"]);
+    const reading = await startServer([...command, "reading"]);
     try {
       for (const [name, target] of Object.entries(TARGETS)) {
         const auth = ["-H", `Authorization: Bearer ${TOKENS.owner}`];
@@ -104,32 +125,56 @@ if (import.meta.main) {
           ]);
         run(bare, "1");
         run(api, "1");
-        const samples = { bare: [] as number[], api: [] as number[] };
+        run(reading, "1");
+        const servers = { bare, reading, api };
+        type Mode = keyof typeof servers;
+        const rates = { bare: [], reading: [], api: [] } as Record<
+          Mode,
+          number[]
+        >;
+        const cpu = { bare: [], reading: [], api: [] } as Record<
+          Mode,
+          number[]
+        >;
         for (let round = 0; round < ROUNDS; round += 1) {
-          const order = round % 2 === 0 ? ["bare", "api"] : ["api", "bare"];
-          for (const which of order as ("bare" | "api")[]) {
-            samples[which].push(
-              run(which === "bare" ? bare : api, SECONDS),
+          const order: Mode[] = round % 2 === 0
+            ? ["bare", "reading", "api"]
+            : ["api", "reading", "bare"];
+          for (const which of order) {
+            const server = servers[which];
+            const before = cpuSeconds(server.pid);
+            const result = run(server, SECONDS);
+            rates[which].push(result.rate);
+            cpu[which].push(
+              (cpuSeconds(server.pid) - before) * 1e6 / result.requests,
             );
           }
         }
-        const ratio = median(samples.api) / median(samples.bare);
+        const ratio = median(rates.api) / median(rates.bare);
+        const cpuRatio = median(cpu.bare) / median(cpu.api);
         rows.push(
-          `| ${runtime} | ${name} | ${median(samples.bare).toFixed(0)} | ${
-            median(samples.api).toFixed(0)
-          } | ${ratio.toFixed(2)}x |`,
+          `| ${runtime} | ${name} | ${median(rates.bare).toFixed(0)} | ${
+            median(rates.api).toFixed(0)
+          } | **${ratio.toFixed(2)}x** | ${median(cpu.bare).toFixed(1)} | ${
+            median(cpu.api).toFixed(1)
+          } | ${cpuRatio.toFixed(2)}x | ${median(rates.reading).toFixed(0)} | ${
+            median(cpu.reading).toFixed(1)
+          } |`,
         );
         console.error(rows.at(-1));
       }
     } finally {
       bare.stop();
       api.stop();
+      reading.stop();
     }
   }
   console.log(
     `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} alternating rounds, medians\n`,
   );
-  console.log("| runtime | request | bare req/s | API req/s | API / bare |");
-  console.log("| --- | --- | --- | --- | --- |");
+  console.log(
+    "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const row of rows) console.log(row);
 }

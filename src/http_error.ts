@@ -86,13 +86,50 @@ export class HttpError extends Error {
    * @param headers More headers to send, e.g. the request id.
    */
   toResponse(headers?: Readonly<Record<string, string>>): Response {
-    return new Response(JSON.stringify(this.toJSON()), {
-      status: this.status,
-      headers: {
-        ...headerRecord(this.headers),
-        "content-type": "application/json",
-        ...headers,
-      },
+    return HttpError.respond(this.status, this.errorCode, this.message, {
+      ...headerRecord(this.headers),
+      ...headers,
+    });
+  }
+
+  /**
+   * Renders the response such an error would, without creating one: for an
+   * answer an operation gives in its normal course (a lookup that found
+   * nothing), where throwing would make every 404 pay for an exception.
+   *
+   * @param status The HTTP status code.
+   * @param errorCode The machine-readable error code.
+   * @param message The human-readable detail sent to the client.
+   * @param headers More headers to send, e.g. the request id.
+   * @returns The ErrorResponseSchema response.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HttpError } from "./http_error.ts";
+   *
+   * const response = HttpError.respond(404, "FLOW_NOT_FOUND", "Flow not found");
+   * assert.equal(response.status, 404);
+   * assert.deepEqual(
+   *   await response.json(),
+   *   new HttpError(404, "FLOW_NOT_FOUND", "Flow not found").toJSON(),
+   * );
+   * ```
+   */
+  static respond(
+    status: number,
+    errorCode: string,
+    message: string,
+    headers?: Readonly<Record<string, string>>,
+  ): Response {
+    const body: ErrorResponseBody = {
+      status: "error",
+      error_code: errorCode,
+      message,
+    };
+    return new Response(JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json", ...headers },
     });
   }
 }

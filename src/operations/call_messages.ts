@@ -35,7 +35,12 @@ export async function callMessages(
 
   const messages = await store.callMessages(grant.projectId, callId);
   if (messages === undefined) {
-    throw new HttpError(404, "CALL_NOT_FOUND", `Call ${callId} not found`);
+    return HttpError.respond(
+      404,
+      "CALL_NOT_FOUND",
+      `Call ${callId} not found`,
+      headers,
+    );
   }
   return jsonText(`[${messages.join(",")}]`, 200, headers);
 }

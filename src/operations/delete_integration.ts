@@ -37,10 +37,11 @@ export async function deleteIntegration(
   authorize(grant, "integrations:delete");
 
   if (!await store.deleteIntegration(grant.projectId, integrationId)) {
-    throw new HttpError(
+    return HttpError.respond(
       404,
       "INTEGRATION_NOT_FOUND",
       `Integration ${integrationId} not found`,
+      headers,
     );
   }
   return new Response(null, { status: 204, headers: { ...headers } });

@@ -36,7 +36,12 @@ export async function triggerTest(
 
   const flow = await store.findFlow(grant.projectId, flowId);
   if (flow === undefined) {
-    throw new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`);
+    return HttpError.respond(
+      404,
+      "FLOW_NOT_FOUND",
+      `Flow ${flowId} not found`,
+      headers,
+    );
   }
   return json(
     { events: await sampleEvents(flow, store, now()) },
