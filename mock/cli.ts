@@ -129,10 +129,11 @@ async function main(args: string[]): Promise<number> {
   // Say when the control API changes the state: the tokens may be new.
   const handler = async (request: Request) => {
     const response = await mock.fetch(request);
+    if (response.status !== 204) return response;
     const { pathname } = new URL(request.url);
-    if (response.status === 204 && pathname === "/__mock/reset") {
+    if (pathname === "/__mock/reset") {
       console.log("Reset: back to the fixtures");
-    } else if (response.status === 204 && pathname === "/__mock/fixtures") {
+    } else if (pathname === "/__mock/fixtures") {
       console.log(
         `Fixtures replaced. Tokens (token, role, project):\n${
           describeTokens(mock.fixtures)

@@ -7,6 +7,7 @@
 import { FixturesError, type FixturesInput } from "../src/fixtures.ts";
 import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
+import { pathnameOf } from "../src/router.ts";
 import type { MockState } from "./mock_state.ts";
 
 /** The path prefix reserved for the control API. */
@@ -41,7 +42,7 @@ export const CONTROL_PREFIX = "/__mock/";
  */
 export function withControlApi(state: MockState): Handler {
   return async (request) => {
-    const { pathname } = new URL(request.url);
+    const pathname = pathnameOf(request.url);
     if (!pathname.startsWith(CONTROL_PREFIX)) return state.handler(request);
     try {
       return await control(state, request, pathname);
