@@ -24,42 +24,9 @@ import {
   PostgresStore,
 } from "../src/postgres/mod.ts";
 import type { Store } from "../src/store.ts";
-import { bulkExportRequest, manyCalls } from "../test/support/many_calls.ts";
+import { bulkExportRequest } from "../test/support/many_calls.ts";
 import { createTestDatabase } from "../test/support/postgres.ts";
-
-const CALLS = 500;
-const MESSAGES = Number(process.env.BENCH_MESSAGES ?? 200);
-
-const WORDS = ("order refund invoice delivery account password address " +
-  "payment card subscription cancel upgrade support agent thanks please " +
-  "today tomorrow week number email phone help issue resolved pending")
-  .split(" ");
-
-/** About 30 words picked by a seeded generator: text that deflates as speech. */
-function sentence(seed: number): string {
-  let state = seed + 1;
-  return Array.from({ length: 30 }, () => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return WORDS[state % WORDS.length];
-  }).join(" ");
-}
-
-/**
- * 500 calls × 200 messages of about 250 bytes each (25 MB of JSON); with
- * `messages: 0`, only the ids and the token, for a process that holds none.
- */
-const benchData = (messages = MESSAGES) =>
-  manyCalls({
-    prefix: "be",
-    calls: CALLS,
-    messages,
-    message: (call, m) => ({
-      speaker: m % 2 === 0 ? "agent" : "customer",
-      at: m * 2.5,
-      text: sentence(call * 1000 + m),
-      meta: { sentiment: m % 3, confidence: 0.93, tags: ["bench", "zip"] },
-    }),
-  });
+import { benchData, CALLS, MESSAGES } from "./export_data.ts";
 
 /** What one child measures. */
 interface Measurement {

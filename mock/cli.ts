@@ -25,6 +25,7 @@ import { parseArgs } from "node:util";
 import { demoFixtures } from "../src/demo_fixtures.ts";
 import { type Fixtures, FixturesError } from "../src/fixtures.ts";
 import { describeTokens, readFixturesFile } from "../src/fixtures_file.ts";
+import { pathnameOf } from "../src/router.ts";
 import { runtimeName, serve } from "../src/serve.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
 import { isDroppedConnection } from "./drop_connection.ts";
@@ -210,22 +211,23 @@ async function main(args: string[]): Promise<number> {
 
   // Say when the control API changes the state: the tokens may be new.
   const handler = async (request: Request, env?: unknown) => {
-    const started = performance.now();
+    const started = verbose ? performance.now() : 0;
     const response = await mock.fetch(request, env);
-    const { pathname } = new URL(request.url);
     if (verbose) {
       const status = isDroppedConnection(response)
         ? "dropped"
         : response.status;
       console.log(
-        `${request.method} ${pathname} ${status} ${
+        `${request.method} ${pathnameOf(request.url)} ${status} ${
           Math.round(performance.now() - started)
         }ms`,
       );
     }
-    if (response.status === 204 && pathname === "/__mock/reset") {
+    if (response.status !== 204) return response;
+    const pathname = pathnameOf(request.url);
+    if (pathname === "/__mock/reset") {
       console.log("Reset: back to the fixtures");
-    } else if (response.status === 204 && pathname === "/__mock/fixtures") {
+    } else if (pathname === "/__mock/fixtures") {
       console.log(
         `Fixtures replaced. Tokens (token, role, project):\n${
           describeTokens(mock.fixtures)

@@ -11,6 +11,7 @@ import { HttpError } from "../src/http_error.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
 import { CONTROL_PREFIX } from "./guard.ts";
+import { pathnameOf } from "../src/router.ts";
 import type { MockState } from "./mock_state.ts";
 
 export { CONTROL_PREFIX } from "./guard.ts";
@@ -68,7 +69,7 @@ export function withControlApi(
 ): Handler {
   const limit = options.fixturesLimit ?? DEFAULT_FIXTURES_LIMIT;
   return async (request) => {
-    const { pathname } = new URL(request.url);
+    const pathname = pathnameOf(request.url);
     if (!pathname.startsWith(CONTROL_PREFIX)) return state.handler(request);
     try {
       return await control(state, request, pathname, limit);

@@ -58,14 +58,23 @@ export function withCors(handler: Handler): Handler {
     }
     const response = await handler(request);
     if (response.type === "error") return response;
-    const headers = new Headers(response.headers);
-    for (const [name, value] of corsHeaders(origin)) headers.set(name, value);
-    headers.set("access-control-expose-headers", EXPOSED_HEADERS);
-    return new Response(response.body, {
-      status: response.status,
-      statusText: response.statusText,
-      headers,
-    });
+    const cors = corsHeaders(origin);
+    cors.set("access-control-expose-headers", EXPOSED_HEADERS);
+    try {
+      // In place: copying the response would turn its body into a stream,
+      // sent chunked at several times the cost (bench/README.md).
+      for (const [name, value] of cors) response.headers.set(name, value);
+      return response;
+    } catch {
+      // Immutable headers (a fetched or redirect response): copy it.
+      const headers = new Headers(response.headers);
+      for (const [name, value] of cors) headers.set(name, value);
+      return new Response(response.body, {
+        status: response.status,
+        statusText: response.statusText,
+        headers,
+      });
+    }
   };
 }
 

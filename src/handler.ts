@@ -10,11 +10,15 @@ import {
   type RequestFinishedListener,
 } from "./finished_request.ts";
 import { healthz, readyz } from "./health.ts";
-import { HttpError } from "./http_error.ts";
+import { errorCodeOfResponse, HttpError } from "./http_error.ts";
 import { openApiDocument } from "./openapi.ts";
 import { bulkDownload } from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
-import { json, type Operation } from "./operations/context.ts";
+import {
+  json,
+  type Operation,
+  type OperationContext,
+} from "./operations/context.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
@@ -22,7 +26,7 @@ import {
 } from "./operations/export_slots.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./request_validation_error.ts";
-import { Router } from "./router.ts";
+import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
 import type { Store } from "./store.ts";
 
@@ -142,13 +146,14 @@ export function createHandler(options: HandlerOptions): Handler {
     facts?: RequestFacts,
   ): Promise<Response> => {
     const reportError = (error: unknown) => logError(requestId, error);
-    let response: Response;
+    // Built into each response rather than set on it afterwards.
+    const headers = { "x-request-id": requestId };
     try {
       const { target, params } = router.match(
         request.method,
-        new URL(request.url).pathname,
+        pathnameOf(request.url),
       );
-      response = await target({
+      const response = await target({
         request,
         params,
         store: facts === undefined ? store : grantRecorder(store, facts),
@@ -157,16 +162,18 @@ export function createHandler(options: HandlerOptions): Handler {
         readinessTimeout,
         bodyTimeoutMs,
         exportSlots,
+        headers,
       });
+      const errorCode = facts && errorCodeOfResponse(response);
+      if (errorCode !== undefined) facts!.errorCode = errorCode;
+      return response;
     } catch (error) {
       if (facts !== undefined) facts.errorCode = errorCodeOf(error);
       if (error instanceof ClientGoneError) {
         logInfo(requestId, `client went away: ${error.detail}`);
       }
-      response = errorResponse(error, requestId, reportError);
+      return errorResponse(error, requestId, headers, reportError);
     }
-    response.headers.set("x-request-id", requestId);
-    return response;
   };
   if (onRequestFinished === undefined) {
     return (request) => handle(request, requestIdOf(request));
@@ -182,7 +189,7 @@ export function createHandler(options: HandlerOptions): Handler {
         time,
         requestId,
         method: request.method,
-        path: pathOf(request.url),
+        path: pathnameOf(request.url),
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         bytes,
@@ -234,33 +241,25 @@ function grantRecorder(store: Store, facts: RequestFacts): Store {
   };
 }
 
-/** A URL's path without its query string, however the URL is spelled. */
-function pathOf(url: string): string {
-  try {
-    return new URL(url).pathname;
-  } catch {
-    return "";
-  }
-}
-
-function serveOpenApi(): Promise<Response> {
-  return Promise.resolve(json(openApiDocument));
+function serveOpenApi({ headers }: OperationContext): Promise<Response> {
+  return Promise.resolve(json(openApiDocument, 200, headers));
 }
 
 function errorResponse(
   error: unknown,
   requestId: string,
+  headers: Record<string, string>,
   reportError: (error: unknown) => void,
 ): Response {
   if (error instanceof HttpError || error instanceof RequestValidationError) {
-    return error.toResponse();
+    return error.toResponse(headers);
   }
   reportError(error);
   return new HttpError(
     500,
     "INTERNAL_SERVER_ERROR",
     `An unexpected error occurred (request id ${requestId})`,
-  ).toResponse();
+  ).toResponse(headers);
 }
 
 function logToConsole(requestId: string, error: unknown): void {

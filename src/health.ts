@@ -17,12 +17,15 @@ import { json, type OperationContext } from "./operations/context.ts";
  * import assert from "node:assert/strict";
  * import { healthz } from "./health.ts";
  *
- * const response = await healthz();
+ * const response = await healthz({ headers: { "x-request-id": "r1" } });
  * assert.deepEqual(await response.json(), { status: "ok" });
+ * assert.equal(response.headers.get("x-request-id"), "r1");
  * ```
  */
-export function healthz(): Promise<Response> {
-  return Promise.resolve(json({ status: "ok" }));
+export function healthz(
+  { headers }: Pick<OperationContext, "headers">,
+): Promise<Response> {
+  return Promise.resolve(json({ status: "ok" }, 200, headers));
 }
 
 /**
@@ -47,7 +50,7 @@ export function healthz(): Promise<Response> {
  * ```
  */
 export async function readyz(
-  { store, readinessTimeout = 2000 }: OperationContext,
+  { store, readinessTimeout = 2000, headers }: OperationContext,
 ): Promise<Response> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"late">((resolve) => {
@@ -64,7 +67,7 @@ export async function readyz(
   } finally {
     clearTimeout(timer);
   }
-  if (outcome === "ok") return json({ status: "ok" });
+  if (outcome === "ok") return json({ status: "ok" }, 200, headers);
   throw new HttpError(
     503,
     "SERVICE_UNAVAILABLE",

@@ -59,7 +59,12 @@ export class HttpError extends Error {
     message: string,
     options: HttpErrorOptions = {},
   ) {
+    // A 4xx is an expected answer, not a bug: its stack would never be read,
+    // and capturing one doubled a 404's cost (bench/README.md). A 5xx keeps it.
+    const stackTraceLimit = Error.stackTraceLimit;
+    if (status < 500) Error.stackTraceLimit = 0;
     super(message, { cause: options.cause });
+    Error.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
     this.status = status;
     this.errorCode = errorCode;
@@ -75,13 +80,97 @@ export class HttpError extends Error {
     };
   }
 
-  /** Renders the error as a JSON response. */
-  toResponse(): Response {
-    const headers = new Headers(this.headers);
-    headers.set("content-type", "application/json");
-    return new Response(JSON.stringify(this.toJSON()), {
-      status: this.status,
-      headers,
+  /**
+   * Renders the error as a JSON response.
+   *
+   * @param headers More headers to send, e.g. the request id.
+   */
+  toResponse(headers?: Readonly<Record<string, string>>): Response {
+    return HttpError.respond(this.status, this.errorCode, this.message, {
+      ...headerRecord(this.headers),
+      ...headers,
     });
   }
+
+  /**
+   * Renders the response such an error would, without creating one: for an
+   * answer an operation gives in its normal course (a lookup that found
+   * nothing), where throwing would make every 404 pay for an exception.
+   *
+   * @param status The HTTP status code.
+   * @param errorCode The machine-readable error code.
+   * @param message The human-readable detail sent to the client.
+   * @param headers More headers to send, e.g. the request id.
+   * @returns The ErrorResponseSchema response.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HttpError } from "./http_error.ts";
+   *
+   * const response = HttpError.respond(404, "FLOW_NOT_FOUND", "Flow not found");
+   * assert.equal(response.status, 404);
+   * assert.deepEqual(
+   *   await response.json(),
+   *   new HttpError(404, "FLOW_NOT_FOUND", "Flow not found").toJSON(),
+   * );
+   * ```
+   */
+  static respond(
+    status: number,
+    errorCode: string,
+    message: string,
+    headers?: Readonly<Record<string, string>>,
+  ): Response {
+    const body: ErrorResponseBody = {
+      status: "error",
+      error_code: errorCode,
+      message,
+    };
+    const response = new Response(JSON.stringify(body), {
+      status,
+      headers: { "content-type": "application/json", ...headers },
+    });
+    errorCodes.set(response, errorCode);
+    return response;
+  }
+}
+
+/** The `error_code` of each response {@linkcode HttpError} rendered. */
+const errorCodes = new WeakMap<Response, string>();
+
+/**
+ * The `error_code` a response was rendered with by {@linkcode HttpError},
+ * read without touching its body (for the access log).
+ *
+ * @param response Any response.
+ * @returns The code, or `undefined` for a response HttpError did not render.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { errorCodeOfResponse, HttpError } from "./http_error.ts";
+ *
+ * const response = HttpError.respond(404, "FLOW_NOT_FOUND", "Flow not found");
+ * assert.equal(errorCodeOfResponse(response), "FLOW_NOT_FOUND");
+ * assert.equal(errorCodeOfResponse(new Response("{}")), undefined);
+ * ```
+ */
+export function errorCodeOfResponse(response: Response): string | undefined {
+  return errorCodes.get(response);
+}
+
+/** Headers as a plain record with lowercase names. */
+function headerRecord(
+  headers: HeadersInit | undefined,
+): Record<string, string> | undefined {
+  if (headers === undefined) return undefined;
+  if (headers instanceof Headers || Array.isArray(headers)) {
+    return Object.fromEntries(new Headers(headers));
+  }
+  const record: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    record[name.toLowerCase()] = value;
+  }
+  return record;
 }

@@ -58,11 +58,15 @@ export class RequestValidationError extends Error {
     return { detail: this.issues };
   }
 
-  /** Renders the error as a 422 JSON response. */
-  toResponse(): Response {
+  /**
+   * Renders the error as a 422 JSON response.
+   *
+   * @param headers More headers to send, e.g. the request id.
+   */
+  toResponse(headers?: Readonly<Record<string, string>>): Response {
     return new Response(JSON.stringify(this.toJSON()), {
       status: 422,
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...headers },
     });
   }
 }

@@ -58,14 +58,14 @@ export class Router<T> {
    */
   match(method: string, pathname: string): RouteMatch<T> {
     const segments = pathname.split("/");
-    const allowed: string[] = [];
+    let allowed: string[] | undefined;
     for (const route of this.#routes) {
       const params = matchSegments(route.segments, segments);
       if (params === undefined) continue;
       if (route.method === method) return { target: route.target, params };
-      allowed.push(route.method);
+      (allowed ??= []).push(route.method);
     }
-    if (allowed.length === 0) {
+    if (allowed === undefined) {
       throw new HttpError(404, "NOT_FOUND", `No route for ${pathname}`);
     }
     throw new HttpError(
@@ -75,6 +75,44 @@ export class Router<T> {
       { headers: { allow: allowed.join(", ") } },
     );
   }
+}
+
+/** Path characters the URL parser keeps as they are in a special URL. */
+const PLAIN_PATH = /^\/[\w\-.~!$&'()*+,;=:@%/]*$/;
+/** A `.` or `..` segment, which the URL parser would resolve. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
+
+/**
+ * The path of a request URL, as `new URL(url).pathname` gives it, without
+ * parsing the whole URL when the path is plain (the usual case): a path the
+ * parser would rewrite (dot segments, characters it escapes) goes through
+ * `URL`.
+ *
+ * @param url An absolute URL, as `Request.url` gives it.
+ * @returns The path, still percent-encoded.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pathnameOf } from "./router.ts";
+ *
+ * assert.equal(pathnameOf("http://h:1/v1/call/x/message?a=1"), "/v1/call/x/message");
+ * assert.equal(pathnameOf("http://h/v1/call/%2e%2e/x"), "/v1/x");
+ * ```
+ */
+export function pathnameOf(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = scheme === -1 ? -1 : url.indexOf("/", scheme + 3);
+  if (start !== -1) {
+    let end = url.length;
+    for (let i = start; i < end; i += 1) {
+      const code = url.charCodeAt(i);
+      if (code === 63 || code === 35) end = i; // "?" or "#"
+    }
+    const path = url.slice(start, end);
+    if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return path;
+  }
+  return new URL(url).pathname;
 }
 
 function matchSegments(

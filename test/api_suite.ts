@@ -724,10 +724,90 @@ export function runApiSuite(name: string, makeStore: StoreFactory): void {
           const response = await client.request("GET", path);
           assert.equal(response.status, 200, path);
           assert.deepEqual(await response.json(), { status: "ok" });
+          assert.match(
+            response.headers.get("x-request-id") ?? "",
+            /^[0-9a-f-]{36}$/,
+          );
           const post = await client.request("POST", path);
           assert.equal(post.headers.get("allow"), "GET");
           await assertError(post, 405, "METHOD_NOT_ALLOWED");
         }
+      });
+
+      it("sends X-Request-Id on every kind of response", async () => {
+        const id = { headers: { "x-request-id": "every-1" } };
+        const owner = { ...id, token: TOKENS.owner };
+        // One after another: the second DELETE must find the integration gone.
+        const requests: [string, () => Promise<Response>][] = [
+          ["openapi", () => client.request("GET", "/openapi.json", id)],
+          [
+            "messages",
+            () =>
+              client.request("GET", `/v1/call/${CALLS.first}/message`, owner),
+          ],
+          [
+            "zip",
+            () =>
+              client.request("POST", "/v1/call/message/bulk", {
+                ...owner,
+                headers: { ...id.headers, "content-type": "application/json" },
+                body: JSON.stringify({ call_ids: [CALLS.first] }),
+              }),
+          ],
+          [
+            "trigger",
+            () =>
+              client.request(
+                "POST",
+                `/v1/workflow/${FLOWS.webhook}/trigger/test`,
+                owner,
+              ),
+          ],
+          [
+            "204",
+            () =>
+              client.request(
+                "DELETE",
+                `/v1/integration/${INTEGRATIONS.http}`,
+                owner,
+              ),
+          ],
+          [
+            "404 lookup",
+            () =>
+              client.request(
+                "DELETE",
+                `/v1/integration/${INTEGRATIONS.http}`,
+                owner,
+              ),
+          ],
+          ["404 route", () => client.request("GET", "/v2", id)],
+          ["405", () => client.request("GET", "/v1/call/message/bulk", owner)],
+          [
+            "401",
+            () => client.request("GET", `/v1/call/${CALLS.first}/message`, id),
+          ],
+          ["422", () => client.request("GET", "/v1/call/42/message", owner)],
+        ];
+        const statuses: Record<string, number> = {};
+        for (const [name, send] of requests) {
+          const response = await send();
+          await response.arrayBuffer();
+          statuses[name] = response.status;
+          assert.equal(response.headers.get("x-request-id"), "every-1", name);
+        }
+        assert.deepEqual(statuses, {
+          openapi: 200,
+          messages: 200,
+          zip: 200,
+          trigger: 200,
+          "204": 204,
+          "404 lookup": 404,
+          "404 route": 404,
+          "405": 405,
+          "401": 401,
+          "422": 422,
+        });
       });
 
       it("serves the OpenAPI 3.1 document without a token", async () => {

@@ -43,6 +43,7 @@ export async function bulkDownload(
     reportError,
     bodyTimeoutMs,
     exportSlots,
+    headers,
   }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
@@ -90,6 +91,7 @@ export async function bulkDownload(
     headers: {
       "content-type": "application/zip",
       "content-disposition": 'attachment; filename="transcripts.zip"',
+      ...headers,
     },
   });
 }

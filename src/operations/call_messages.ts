@@ -27,7 +27,7 @@ import { jsonText, type OperationContext } from "./context.ts";
  * ```
  */
 export async function callMessages(
-  { request, params, store }: OperationContext,
+  { request, params, store, headers }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const callId = parsePathUuid("call_id", params.call_id!);
@@ -35,7 +35,12 @@ export async function callMessages(
 
   const messages = await store.callMessages(grant.projectId, callId);
   if (messages === undefined) {
-    throw new HttpError(404, "CALL_NOT_FOUND", `Call ${callId} not found`);
+    return HttpError.respond(
+      404,
+      "CALL_NOT_FOUND",
+      `Call ${callId} not found`,
+      headers,
+    );
   }
-  return jsonText(`[${messages.join(",")}]`);
+  return jsonText(`[${messages.join(",")}]`, 200, headers);
 }

@@ -27,7 +27,7 @@ import type { OperationContext } from "./context.ts";
  * ```
  */
 export async function deleteIntegration(
-  { request, params, store }: OperationContext,
+  { request, params, store, headers }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const integrationId = parsePathUuid(
@@ -37,11 +37,12 @@ export async function deleteIntegration(
   authorize(grant, "integrations:delete");
 
   if (!await store.deleteIntegration(grant.projectId, integrationId)) {
-    throw new HttpError(
+    return HttpError.respond(
       404,
       "INTEGRATION_NOT_FOUND",
       `Integration ${integrationId} not found`,
+      headers,
     );
   }
-  return new Response(null, { status: 204 });
+  return new Response(null, { status: 204, headers: { ...headers } });
 }

@@ -28,7 +28,7 @@ import { json, type OperationContext } from "./context.ts";
  * ```
  */
 export async function triggerTest(
-  { request, params, store, now }: OperationContext,
+  { request, params, store, now, headers }: OperationContext,
 ): Promise<Response> {
   const grant = await authenticate(request, store);
   const flowId = parsePathUuid("flow_id", params.flow_id!);
@@ -36,7 +36,16 @@ export async function triggerTest(
 
   const flow = await store.findFlow(grant.projectId, flowId);
   if (flow === undefined) {
-    throw new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`);
+    return HttpError.respond(
+      404,
+      "FLOW_NOT_FOUND",
+      `Flow ${flowId} not found`,
+      headers,
+    );
   }
-  return json({ events: await sampleEvents(flow, store, now()) });
+  return json(
+    { events: await sampleEvents(flow, store, now()) },
+    200,
+    headers,
+  );
 }

@@ -1,0 +1,32 @@
+/**
+ * A server for the export benchmark, on the runtime running it: the handler
+ * over a MemoryStore seeded with the bench data (`memory`), or over a
+ * PostgresStore on `BENCH_DATABASE_URL`, already seeded (`postgres`). Prints
+ * its URL once ready; stops on SIGTERM.
+ *
+ * @module
+ */
+import process from "node:process";
+import { createHandler } from "../src/handler.ts";
+import { MemoryStore } from "../src/memory_store.ts";
+import { connectPostgres, PostgresStore } from "../src/postgres/mod.ts";
+import { serve } from "../src/serve.ts";
+import type { Store } from "../src/store.ts";
+import { benchData } from "./export_data.ts";
+
+let store: Store;
+if (process.argv[2] === "postgres") {
+  store = new PostgresStore(connectPostgres(process.env.BENCH_DATABASE_URL!));
+  await store.findGrant("warm-up: open a connection first");
+} else {
+  const memory = new MemoryStore();
+  await memory.seed(benchData().fixtures);
+  store = memory;
+}
+const handler = createHandler({ store, logError: console.error });
+const server = await serve(handler, { port: 0, hostname: "127.0.0.1" });
+// Collect the seeding's garbage, so the idle RSS is the data's own.
+(globalThis as { gc?: () => void }).gc?.();
+(globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
+console.log(server.url);
+process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));

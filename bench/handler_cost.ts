@@ -1,0 +1,76 @@
+/**
+ * The handler's own cost per request, without HTTP: microseconds over a
+ * handler answering a constant body, for the trigger test (webhook flow) and
+ * the DELETE of an unknown integration (404). Runs on the runtime running it:
+ * `node bench/handler_cost.ts`, `deno run -A bench/handler_cost.ts`,
+ * `bun bench/handler_cost.ts`. Rounds alternate; medians are printed.
+ *
+ * @module
+ */
+import process from "node:process";
+import { parseFixtures } from "../src/fixtures.ts";
+import { createHandler, type Handler } from "../src/handler.ts";
+import { MemoryStore } from "../src/memory_store.ts";
+import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
+
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
+const UNKNOWN = "99999999-9999-4999-8999-999999999999";
+
+const store = new MemoryStore();
+await store.seed(parseFixtures(apiFixtures));
+const api = createHandler({ store, logError: () => {} });
+const constant: Handler = () =>
+  Promise.resolve(
+    new Response('{"events":[]}', {
+      headers: { "content-type": "application/json" },
+    }),
+  );
+
+const requests = {
+  trigger: () =>
+    new Request(`http://127.0.0.1/v1/workflow/${FLOWS.webhook}/trigger/test`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKENS.owner}` },
+    }),
+  delete404: () =>
+    new Request(`http://127.0.0.1/v1/integration/${UNKNOWN}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${TOKENS.owner}` },
+    }),
+};
+
+/** Microseconds per request, body read, over `REQUESTS` requests. */
+async function time(handler: Handler, make: () => Request): Promise<number> {
+  const started = performance.now();
+  for (let i = 0; i < REQUESTS; i += 1) {
+    const response = await handler(make());
+    await response.arrayBuffer();
+  }
+  return (performance.now() - started) * 1000 / REQUESTS;
+}
+
+const median = (values: number[]) =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+const samples: Record<string, number[]> = {};
+for (let round = 0; round < ROUNDS; round += 1) {
+  const order = Object.entries(requests);
+  if (round % 2 === 1) order.reverse();
+  for (const [name, make] of order) {
+    const base = await time(constant, make);
+    const cost = await time(api, make);
+    (samples[name] ??= []).push(cost - base);
+  }
+}
+const runtime = "Deno" in globalThis
+  ? "deno"
+  : "Bun" in globalThis
+  ? "bun"
+  : "node";
+console.log(
+  `${runtime}: extra µs per request over a constant handler (median of ${ROUNDS}): ` +
+    Object.entries(samples).map(([name, values]) =>
+      `${name} +${median(values).toFixed(2)}`
+    ).join(", "),
+);

@@ -1,0 +1,180 @@
+/**
+ * The API's hot path against the bare runtime, over HTTP: requests per second
+ * of the trigger test (webhook flow) and of the DELETE of an unknown
+ * integration (auth, validation, lookup, 404), each as a ratio to the same
+ * runtime's server answering a constant JSON body to the same request.
+ *
+ * Run: `node bench/hot_path.ts` (needs `wrk`). Each runtime's two servers run
+ * side by side; wrk `-t1 -c50` runs of `BENCH_SECONDS` (default 3) after a
+ * warm-up, `BENCH_ROUNDS` rounds (default 5) in alternating order; the
+ * medians' ratio is printed, with the server's CPU time per request (from
+ * `/proc`), which the machine's other load disturbs less than req/s.
+ * `BENCH_RUNTIMES=node,deno` picks runtimes.
+ *
+ * @module
+ */
+import { execFileSync, spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { createInterface } from "node:readline";
+import { FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
+
+const SECONDS = process.env.BENCH_SECONDS ?? "3";
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const UNKNOWN = "99999999-9999-4999-8999-999999999999";
+const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
+const ALL: Record<string, string[]> = {
+  node: [bin("node"), "bench/bench_server.ts"],
+  deno: [bin("deno"), "run", "-A", "bench/bench_server.ts"],
+  bun: [bin("bun"), "bench/bench_server.ts"],
+};
+const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
+
+const scripts = mkdtempSync(join(tmpdir(), "wrk-"));
+function luaScript(name: string, method: string): string {
+  const path = join(scripts, `${name}.lua`);
+  writeFileSync(path, `wrk.method = "${method}"\n`);
+  return path;
+}
+const TARGETS = {
+  trigger: {
+    path: `/v1/workflow/${FLOWS.webhook}/trigger/test`,
+    script: luaScript("post", "POST"),
+  },
+  delete404: {
+    path: `/v1/integration/${UNKNOWN}`,
+    script: luaScript("delete", "DELETE"),
+  },
+};
+
+/** Starts `bench_server.ts` in a mode; resolves with its URL. */
+export async function startServer(
+  command: string[],
+  env: Record<string, string> = {},
+): Promise<{ url: string; pid: number; stop: () => void }> {
+  const child = spawn(command[0]!, command.slice(1), {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
+  const lines = createInterface({ input: child.stdout! });
+  const url = await new Promise<string>((resolve, reject) => {
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`server exited ${code}`)));
+  });
+  return { url, pid: child.pid!, stop: () => child.kill("SIGTERM") };
+}
+
+/** What one wrk run measured. */
+export interface WrkResult {
+  /** Requests per second. */
+  rate: number;
+  /** How many requests completed. */
+  requests: number;
+}
+
+/** One wrk run (`-t1 -c50`); throws when any request failed at the socket. */
+export function wrk(
+  url: string,
+  seconds: string,
+  extra: string[] = [],
+): WrkResult {
+  const output = execFileSync("wrk", [
+    "-t1",
+    "-c50",
+    `-d${seconds}s`,
+    ...extra,
+    url,
+  ], { encoding: "utf8" });
+  if (/Socket errors/.test(output)) throw new Error(output);
+  return {
+    rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]),
+    requests: Number(/(\d+) requests in/.exec(output)![1]),
+  };
+}
+
+/** CPU seconds (user + system) a process has used so far. */
+export function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8")
+    .replace(/^.*\) /s, "")
+    .split(" ");
+  // utime and stime: fields 14 and 15 of stat, 12 and 13 after the name.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The median of some numbers. */
+export const median = (values: number[]): number =>
+  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+if (import.meta.main) {
+  const rows: string[] = [];
+  for (const runtime of runtimes) {
+    const command = ALL[runtime]!;
+    const bare = await startServer([...command, "bare"]);
+    const api = await startServer([...command, "api"]);
+    const reading = await startServer([...command, "reading"]);
+    try {
+      for (const [name, target] of Object.entries(TARGETS)) {
+        const auth = ["-H", `Authorization: Bearer ${TOKENS.owner}`];
+        const run = (server: { url: string }, seconds: string) =>
+          wrk(`${server.url}${target.path}`, seconds, [
+            ...auth,
+            "-s",
+            target.script,
+          ]);
+        run(bare, "1");
+        run(api, "1");
+        run(reading, "1");
+        const servers = { bare, reading, api };
+        type Mode = keyof typeof servers;
+        const rates = { bare: [], reading: [], api: [] } as Record<
+          Mode,
+          number[]
+        >;
+        const cpu = { bare: [], reading: [], api: [] } as Record<
+          Mode,
+          number[]
+        >;
+        for (let round = 0; round < ROUNDS; round += 1) {
+          const order: Mode[] = round % 2 === 0
+            ? ["bare", "reading", "api"]
+            : ["api", "reading", "bare"];
+          for (const which of order) {
+            const server = servers[which];
+            const before = cpuSeconds(server.pid);
+            const result = run(server, SECONDS);
+            rates[which].push(result.rate);
+            cpu[which].push(
+              (cpuSeconds(server.pid) - before) * 1e6 / result.requests,
+            );
+          }
+        }
+        const ratio = median(rates.api) / median(rates.bare);
+        const cpuRatio = median(cpu.bare) / median(cpu.api);
+        rows.push(
+          `| ${runtime} | ${name} | ${median(rates.bare).toFixed(0)} | ${
+            median(rates.api).toFixed(0)
+          } | **${ratio.toFixed(2)}x** | ${median(cpu.bare).toFixed(1)} | ${
+            median(cpu.api).toFixed(1)
+          } | ${cpuRatio.toFixed(2)}x | ${median(rates.reading).toFixed(0)} | ${
+            median(cpu.reading).toFixed(1)
+          } |`,
+        );
+        console.error(rows.at(-1));
+      }
+    } finally {
+      bare.stop();
+      api.stop();
+      reading.stop();
+    }
+  }
+  console.log(
+    `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} alternating rounds, medians\n`,
+  );
+  console.log(
+    "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req |",
+  );
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  for (const row of rows) console.log(row);
+}
