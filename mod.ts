@@ -32,7 +32,10 @@ export {
   type LogFormat,
   type LogLevel,
 } from "./src/access_log.ts";
-export { type IntegrationTools, MemoryStore } from "./src/memory_store.ts";
+export {
+  type IntegrationTools,
+  MemoryStore,
+} from "./src/store/memory_store.ts";
 export {
   type CallSummary,
   type Flow,
@@ -42,7 +45,7 @@ export {
   type Store,
   type TranscriptChunk,
   type Trigger,
-} from "./src/store.ts";
+} from "./src/store/store.ts";
 export {
   type CallFixture,
   type Fixtures,
@@ -57,8 +60,8 @@ export {
   type ProjectFixture,
   type TokenFixture,
   type ToolFixture,
-} from "./src/fixtures.ts";
-export { demoFixtures } from "./src/demo_fixtures.ts";
+} from "./src/store/fixtures.ts";
+export { demoFixtures } from "./src/store/demo_fixtures.ts";
 export {
   type ErrorResponseBody,
   HttpError,
@@ -68,6 +71,6 @@ export {
   type HttpValidationErrorBody,
   RequestValidationError,
   type ValidationIssue,
-} from "./src/request_validation_error.ts";
-export { hashToken } from "./src/token_hash.ts";
+} from "./src/validation/request_validation_error.ts";
+export { hashToken } from "./src/sha256.ts";
 export { type OpenApiDocument, openApiDocument } from "./src/openapi.ts";

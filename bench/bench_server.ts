@@ -9,10 +9,10 @@
  * @module
  */
 import process from "node:process";
-import { parseFixtures } from "../src/fixtures.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import { serve } from "../src/serve.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { serve } from "../server/_serve.ts";
 import { apiFixtures } from "../test/support/api_fixtures.ts";
 
 /** The bare server's body: the webhook trigger test's answer, constant. */

@@ -17,13 +17,9 @@ import { spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { createHandler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import {
-  connectPostgres,
-  migrate,
-  PostgresStore,
-} from "../src/postgres/mod.ts";
-import type { Store } from "../src/store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { connectPostgres, migrate, PostgresStore } from "../postgres/mod.ts";
+import type { Store } from "../src/store/store.ts";
 import { bulkExportRequest } from "../test/support/many_calls.ts";
 import { createTestDatabase } from "../test/support/postgres.ts";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";

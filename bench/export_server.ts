@@ -8,10 +8,10 @@
  */
 import process from "node:process";
 import { createHandler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import { connectPostgres, PostgresStore } from "../src/postgres/mod.ts";
-import { serve } from "../src/serve.ts";
-import type { Store } from "../src/store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { connectPostgres, PostgresStore } from "../postgres/mod.ts";
+import { serve } from "../server/_serve.ts";
+import type { Store } from "../src/store/store.ts";
 import { benchData } from "./export_data.ts";
 
 let store: Store;

@@ -18,11 +18,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import {
-  connectPostgres,
-  migrate,
-  PostgresStore,
-} from "../src/postgres/mod.ts";
+import { connectPostgres, migrate, PostgresStore } from "../postgres/mod.ts";
 import {
   createTestDatabase,
   type TestDatabase,

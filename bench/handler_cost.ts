@@ -8,9 +8,9 @@
  * @module
  */
 import process from "node:process";
-import { parseFixtures } from "../src/fixtures.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
 import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

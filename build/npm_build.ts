@@ -25,7 +25,12 @@ execFileSync(
   ],
   { stdio: "inherit" },
 );
-const assets = globSync(["src/**/*", "mock/**/*"], {
+const assets = globSync([
+  "src/**/*",
+  "server/**/*",
+  "postgres/**/*",
+  "mock/**/*",
+], {
   cwd: root,
   withFileTypes: true,
 }).filter((entry) => entry.isFile() && !entry.name.endsWith(".ts"));

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The package's `bin`: the standalone mock server's command (and `serve`,
- * the real API, in src/serve_command.ts):
+ * the real API, in server/_serve_command.ts):
  *
  * ```sh
  * npx @callflow/api mock --port 4010 --fixtures fixtures.json
@@ -18,15 +18,15 @@
  *
  * @module
  */
-import "../src/require_supported_runtime.ts";
+import "../server/_require_supported_runtime.ts";
 import { readFileSync } from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { demoFixtures } from "../src/demo_fixtures.ts";
-import { type Fixtures, FixturesError } from "../src/fixtures.ts";
-import { describeTokens, readFixturesFile } from "../src/fixtures_file.ts";
+import { demoFixtures } from "../src/store/demo_fixtures.ts";
+import { type Fixtures, FixturesError } from "../src/store/fixtures.ts";
+import { describeTokens, readFixturesFile } from "../server/_fixtures_file.ts";
 import { pathnameOf } from "../src/router.ts";
-import { runtimeName, serve } from "../src/serve.ts";
+import { runtimeName, serve } from "../server/_serve.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
 import { isDroppedConnection } from "./drop_connection.ts";
 import { isLoopbackHost } from "./guard.ts";
@@ -276,9 +276,9 @@ async function main(args: string[]): Promise<number> {
   return 0;
 }
 
-// `serve` runs the real API (src/serve_command.ts), loaded only when asked.
+// `serve` runs the real API (server/_serve_command.ts), loaded only when asked.
 const run = process.argv[2] === "serve"
-  ? import("../src/serve_command.ts").then(({ serveCommand }) =>
+  ? import("../server/_serve_command.ts").then(({ serveCommand }) =>
     serveCommand(process.argv.slice(3))
   )
   : main(process.argv.slice(2));

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { FixturesError, type FixturesInput } from "../src/fixtures.ts";
+import { FixturesError, type FixturesInput } from "../src/store/fixtures.ts";
 import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";

@@ -14,18 +14,18 @@ import {
   parseFixtures,
   type ProjectFixture,
   type TokenFixture,
-} from "../src/fixtures.ts";
+} from "../src/store/fixtures.ts";
 import {
   createHandler,
   type ErrorLogger,
   type Handler,
 } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
 import { type Fault, type FaultRule, FaultSet } from "./faults.ts";
 import { instrument } from "./instrument.ts";
 import { type JournalEntry, RequestJournal } from "./journal.ts";
-import type { Role, Trigger } from "../src/store.ts";
-import { parseUuid } from "../src/uuid.ts";
+import type { Role, Trigger } from "../src/store/store.ts";
+import { parseUuid } from "../src/validation/uuid.ts";
 
 /** The project the mock adds when its fixtures hold none. */
 export const DEFAULT_PROJECT: ProjectFixture = {

@@ -65,5 +65,5 @@ export {
   type IntegrationFixture,
   type ProjectFixture,
   type TokenFixture,
-} from "../src/fixtures.ts";
-export type { Role, Trigger } from "../src/store.ts";
+} from "../src/store/fixtures.ts";
+export type { Role, Trigger } from "../src/store/store.ts";

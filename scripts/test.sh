@@ -12,12 +12,12 @@ deno fmt --check
 step "deno lint"
 deno lint
 step "deno check"
-deno check mod.ts src/ mock/ test/ bench/
+deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
 step "deno doc --lint"
-deno doc --lint mod.ts mock/mod.ts src/postgres/mod.ts src/server.ts src/worker.ts
+deno doc --lint mod.ts mock/mod.ts postgres/mod.ts server/mod.ts server/worker.ts
 
 step "deno test --doc (the JSDoc examples)"
-deno test --doc --allow-all --quiet mod.ts src/ mock/
+deno test --doc --allow-all --quiet mod.ts src/ server/ postgres/ mock/
 
 step "node --test ($(node --version))"
 node --test --test-concurrency=1 'test/**/*_test.ts'

@@ -4,8 +4,8 @@
  * @module
  */
 import { HttpError } from "./http_error.ts";
-import type { Grant, Role, Store } from "./store.ts";
-import { hashToken } from "./token_hash.ts";
+import type { Grant, Role, Store } from "./store/store.ts";
+import { hashToken } from "./sha256.ts";
 
 /** Something a request may ask to do. */
 export type Permission =
@@ -45,7 +45,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  * @example
  * ```ts
  * import { authenticate } from "./auth.ts";
- * import { MemoryStore } from "./memory_store.ts";
+ * import { MemoryStore } from "./store/memory_store.ts";
  *
  * const request = new Request("http://x/", { headers: { authorization: "Bearer nope" } });
  * await authenticate(request, new MemoryStore()).catch((e) => e.status); // 401

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { BODY_TIMEOUT_MS, ClientGoneError } from "./body.ts";
+import { BODY_TIMEOUT_MS, ClientGoneError } from "./validation/body.ts";
 import {
   countBody,
   type FinishedRequest,
@@ -25,10 +25,10 @@ import {
   ExportSlots,
 } from "./operations/export_slots.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
-import { RequestValidationError } from "./request_validation_error.ts";
+import { RequestValidationError } from "./validation/request_validation_error.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
-import type { Store } from "./store.ts";
+import type { Store } from "./store/store.ts";
 
 /** A Fetch API handler. */
 export type Handler = (request: Request) => Promise<Response>;

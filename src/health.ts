@@ -37,7 +37,7 @@ export function healthz(
  * ```ts
  * import assert from "node:assert/strict";
  * import { readyz } from "./health.ts";
- * import { MemoryStore } from "./memory_store.ts";
+ * import { MemoryStore } from "./store/memory_store.ts";
  *
  * const response = await readyz({
  *   request: new Request("http://x/readyz"),

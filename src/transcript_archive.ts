@@ -9,7 +9,7 @@
 // codec fetched from a `data:` URL on first use, a request that MSW reports
 // (and strict sandboxes refuse). Same deflate, same bytes (README, zip.js).
 import { configure, ZipWriter } from "@zip.js/zip.js/lib/zip-core-native.js";
-import type { TranscriptChunk } from "./store.ts";
+import type { TranscriptChunk } from "./store/store.ts";
 
 /** Options of {@linkcode transcriptArchive}. */
 export interface TranscriptArchiveOptions {

@@ -6,7 +6,7 @@
  */
 import { HttpError } from "./http_error.ts";
 import { nextFireTimes } from "./schedule.ts";
-import type { Flow, Store } from "./store.ts";
+import type { Flow, Store } from "./store/store.ts";
 
 /** A sample event: any JSON object. */
 export type TriggerEvent = Record<string, unknown>;
@@ -35,7 +35,7 @@ export const EXAMPLE_CALL_ID = "00000000-0000-0000-0000-000000000000";
  * @example
  * ```ts
  * import { sampleEvents } from "./trigger_events.ts";
- * import { MemoryStore } from "./memory_store.ts";
+ * import { MemoryStore } from "./store/memory_store.ts";
  *
  * const events = await sampleEvents(
  *   { flowId: "f", projectId: "p", name: "Nightly", trigger: { type: "schedule", cron: "0 2 * * *", timezone: "UTC" } },

@@ -1,4 +1,4 @@
-import { MemoryStore } from "../src/memory_store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
 import { runApiSuite } from "./api_suite.ts";
 
 runApiSuite("MemoryStore", async (fixtures) => {

@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { afterEach, beforeEach, describe, it } from "node:test";
-import { type Fixtures, parseFixtures } from "../src/fixtures.ts";
+import { type Fixtures, parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
-import type { Store } from "../src/store.ts";
+import type { Store } from "../src/store/store.ts";
 import {
   apiFixtures,
   CALLS,

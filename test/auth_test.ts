@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { allows, authenticate, authorize } from "../src/auth.ts";
 import { HttpError } from "../src/http_error.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import { ROLES } from "../src/store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { ROLES } from "../src/store/store.ts";
 
 const PROJECT = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
 

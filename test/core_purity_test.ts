@@ -42,7 +42,7 @@ describe("the core", () => {
     for (
       const expected of [
         "src/handler.ts",
-        "src/memory_store.ts",
+        "src/store/memory_store.ts",
         "src/transcript_archive.ts",
       ]
     ) {

@@ -6,9 +6,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createHandler, type HandlerOptions } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import { type RunningServer, serve } from "../src/serve.ts";
-import type { TranscriptChunk } from "../src/store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { type RunningServer, serve } from "../server/_serve.ts";
+import type { TranscriptChunk } from "../src/store/store.ts";
 import { bulkExportRequest, manyCalls } from "./support/many_calls.ts";
 import { readZip } from "./support/zip_reader.ts";
 

@@ -18,10 +18,10 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import fc from "fast-check";
-import { parseFixtures } from "../src/fixtures.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import { runtimeName } from "../src/serve.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { runtimeName } from "../server/_serve.ts";
 import {
   apiFixtures,
   CALLS,

@@ -5,11 +5,11 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { parseFixtures } from "../src/fixtures.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import { type RunningServer, runtimeName, serve } from "../src/serve.ts";
-import type { TranscriptChunk } from "../src/store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { type RunningServer, runtimeName, serve } from "../server/_serve.ts";
+import type { TranscriptChunk } from "../src/store/store.ts";
 import { assertError } from "./api_suite.ts";
 import {
   apiFixtures,

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseFixtures } from "../src/fixtures.ts";
-import { MemoryStore } from "../src/memory_store.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
 import {
   apiFixtures,
   INTEGRATIONS,

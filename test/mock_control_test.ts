@@ -24,7 +24,7 @@ import {
   type JournalEntry,
 } from "../mock/mod.ts";
 import { createMockApi } from "../mock/msw.ts";
-import { runtimeName } from "../src/serve.ts";
+import { runtimeName } from "../server/_serve.ts";
 import { transcriptArchive } from "../src/transcript_archive.ts";
 import {
   apiFixtures,

@@ -14,7 +14,7 @@ import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { createMockServer } from "../mock/mod.ts";
-import { runtimeName } from "../src/serve.ts";
+import { runtimeName } from "../server/_serve.ts";
 import {
   apiFixtures,
   CALLS,

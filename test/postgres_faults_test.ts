@@ -2,14 +2,14 @@ import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
-import type { FixturesInput } from "../src/fixtures.ts";
+import type { FixturesInput } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
 import {
   connectPostgres,
   openPostgresStore,
   PostgresStore,
-} from "../src/postgres/mod.ts";
-import type { Store, TranscriptChunk } from "../src/store.ts";
+} from "../postgres/mod.ts";
+import type { Store, TranscriptChunk } from "../src/store/store.ts";
 import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
 import { bulkExportRequest, manyCalls } from "./support/many_calls.ts";
 import { startTcpProxy, type TcpProxy } from "./support/tcp_proxy.ts";

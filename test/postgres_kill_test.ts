@@ -1,5 +1,5 @@
 /**
- * The real server process (src/main.ts, on the runtime running this file)
+ * The real server process (server/main.ts, on the runtime running this file)
  * on the real PostgreSQL while its database's backends are killed every
  * 300 ms under concurrent 500-id exports: it stays up, never answers a valid
  * token 401, never sends a well-formed ZIP missing entries, and answers
@@ -14,8 +14,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import type { Sql } from "postgres";
-import { connectPostgres } from "../src/postgres/mod.ts";
-import { runtimeName } from "../src/serve.ts";
+import { connectPostgres } from "../postgres/mod.ts";
+import { runtimeName } from "../server/_serve.ts";
 import { manyCalls } from "./support/many_calls.ts";
 import { createTestDatabase, type TestDatabase } from "./support/postgres.ts";
 import { readZip } from "./support/zip_reader.ts";
@@ -38,14 +38,14 @@ const transcript = (n: number) =>
     Array.from({ length: MESSAGES }, (_, index) => ({ index, of: n })),
   );
 
-/** Starts src/main.ts on this runtime; resolves with its URL once it listens. */
+/** Starts server/main.ts on this runtime; resolves with its URL once it listens. */
 function startServer(
   env: Record<string, string>,
 ): { child: ChildProcess; url: Promise<string>; output: () => string } {
   const args = {
-    node: ["src/main.ts"],
-    deno: ["run", "--allow-all", "src/main.ts"],
-    bun: ["src/main.ts"],
+    node: ["server/main.ts"],
+    deno: ["run", "--allow-all", "server/main.ts"],
+    bun: ["server/main.ts"],
   }[runtimeName()];
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env },

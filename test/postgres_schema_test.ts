@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { readdir } from "node:fs/promises";
 import { after, before, describe, it } from "node:test";
-import type { FixturesInput } from "../src/fixtures.ts";
+import type { FixturesInput } from "../src/store/fixtures.ts";
 import {
   connectPostgres,
   loadMigrations,
   migrate,
   type Migration,
   MIGRATION_FILES,
-} from "../src/postgres/mod.ts";
-import { hashToken } from "../src/token_hash.ts";
+} from "../postgres/mod.ts";
+import { hashToken } from "../src/sha256.ts";
 import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
 
 const P = "5c000000-0000-4000-8000-000000000001";
@@ -106,7 +106,7 @@ async function owners(table: "http_tools" | "mcp_tool_cache") {
 describe("Postgres schema and migrations", () => {
   it("lists every file of migrations/ in MIGRATION_FILES, in order", async () => {
     const files = (await readdir(
-      new URL("../src/postgres/migrations/", import.meta.url),
+      new URL("../postgres/migrations/", import.meta.url),
     )).filter((file) => file.endsWith(".sql")).sort();
     assert.deepEqual(files, [...MIGRATION_FILES]);
   });

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FixturesInput } from "../src/fixtures.ts";
+import type { FixturesInput } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
 import { bulkExportRequest, manyCalls } from "./support/many_calls.ts";
 import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";

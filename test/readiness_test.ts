@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createHandler, type Handler } from "../src/handler.ts";
-import { connectPostgres, PostgresStore } from "../src/postgres/mod.ts";
+import { connectPostgres, PostgresStore } from "../postgres/mod.ts";
 import { assertError } from "./api_suite.ts";
 import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
 import { startTcpProxy, type TcpProxy } from "./support/tcp_proxy.ts";

@@ -19,7 +19,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runtimeName } from "../src/serve.ts";
+import { runtimeName } from "../server/_serve.ts";
 import { type RunningCli, startMockCli } from "./support/mock_cli.ts";
 
 const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");

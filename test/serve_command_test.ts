@@ -1,5 +1,5 @@
 /**
- * `callflow-api serve` (mock/cli.ts dispatching to src/serve_command.ts) as a
+ * `callflow-api serve` (mock/cli.ts dispatching to server/_serve_command.ts) as a
  * process of the runtime running this file: help, version, refusals, and the
  * real API served with the access log on stdout, stopped by SIGTERM.
  *
@@ -13,7 +13,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runtimeName } from "../src/serve.ts";
+import { runtimeName } from "../server/_serve.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
 import { ServerProcess } from "./deploy/processes.ts";
 

@@ -1,5 +1,5 @@
 /**
- * The server that `npm start` runs (src/main.ts), as a separate process of
+ * The server that `npm start` runs (server/main.ts), as a separate process of
  * the runtime running this file: start-up output, real requests, refusal of
  * a bad fixtures file or a taken port, and graceful shutdown on signals.
  *
@@ -14,16 +14,16 @@ import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
-import { demoFixtures } from "../src/demo_fixtures.ts";
-import { parseFixtures } from "../src/fixtures.ts";
-import { describeTokens } from "../src/fixtures_file.ts";
+import { demoFixtures } from "../src/store/demo_fixtures.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
+import { describeTokens } from "../server/_fixtures_file.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** How long a server may take to start or to stop. */
 const PATIENCE_MS = 10_000;
 const LISTENING = /API listening on (http:\/\/\S+)/;
 
-/** The command that runs src/main.ts on the runtime running this file. */
+/** The command that runs server/main.ts on the runtime running this file. */
 function serverCommand(): [string, string[]] {
   if ("Deno" in globalThis) {
     const deno = (globalThis as unknown as {
@@ -35,11 +35,11 @@ function serverCommand(): [string, string[]] {
       "--allow-net",
       "--allow-env",
       "--allow-read",
-      "src/main.ts",
+      "server/main.ts",
     ]];
   }
   // Bun's and Node's own binary.
-  return [process.execPath, ["src/main.ts"]];
+  return [process.execPath, ["server/main.ts"]];
 }
 
 interface Exit {
@@ -50,7 +50,7 @@ interface Exit {
 /** Every server process started, so none outlives the tests. */
 const running = new Set<ServerProcess>();
 
-/** A running src/main.ts, with its output so far. */
+/** A running server/main.ts, with its output so far. */
 class ServerProcess {
   stdout = "";
   stderr = "";
@@ -226,7 +226,7 @@ const fileFixtures = {
   }],
 };
 
-describe("the API server (src/main.ts)", () => {
+describe("the API server (server/main.ts)", () => {
   after(async () => {
     await Promise.all([...running].map((server) => server.kill()));
     if (directory !== undefined) {

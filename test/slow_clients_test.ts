@@ -10,10 +10,10 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { parseFixtures } from "../src/fixtures.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import { type RunningServer, runtimeName, serve } from "../src/serve.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { type RunningServer, runtimeName, serve } from "../server/_serve.ts";
 import {
   apiFixtures,
   CALLS,

@@ -11,9 +11,9 @@ import {
   type Fixtures,
   FixturesError,
   type FixturesInput,
-} from "../src/fixtures.ts";
-import type { Store, TranscriptChunk } from "../src/store.ts";
-import { hashToken } from "../src/token_hash.ts";
+} from "../src/store/fixtures.ts";
+import type { Store, TranscriptChunk } from "../src/store/store.ts";
+import { hashToken } from "../src/sha256.ts";
 
 /** A store that can be seeded, as both stores can. */
 export interface SeedableStore extends Store {
@@ -212,7 +212,7 @@ function within<T>(ms: number, promise: Promise<T>): Promise<T> {
  *
  * @example
  * ```ts ignore
- * import { MemoryStore } from "../src/memory_store.ts";
+ * import { MemoryStore } from "../src/store/memory_store.ts";
  * import { runStoreContract } from "./store_contract.ts";
  *
  * runStoreContract("MemoryStore", async (fixtures) => {

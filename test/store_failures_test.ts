@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { before, describe, it } from "node:test";
 import { createHandler } from "../src/handler.ts";
-import { MemoryStore } from "../src/memory_store.ts";
-import type { Store } from "../src/store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import type { Store } from "../src/store/store.ts";
 import {
   apiFixtures,
   CALLS,

@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { HttpError } from "../src/http_error.ts";
-import { MemoryStore } from "../src/memory_store.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
 import { nextFireTimes, scheduleProblem } from "../src/schedule.ts";
-import type { Flow, Trigger } from "../src/store.ts";
+import type { Flow, Trigger } from "../src/store/store.ts";
 import {
   EXAMPLE_CALL_ID,
   SAMPLE_EVENT_COUNT,

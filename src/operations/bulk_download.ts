@@ -4,8 +4,8 @@
  * @module
  */
 import { authenticate, authorize } from "../auth.ts";
-import { readBody } from "../body.ts";
-import { parseBulkRequest } from "../bulk_request.ts";
+import { readBody } from "../validation/body.ts";
+import { parseBulkRequest } from "../validation/bulk_request.ts";
 import { HttpError } from "../http_error.ts";
 import { transcriptArchive } from "../transcript_archive.ts";
 import type { OperationContext } from "./context.ts";
@@ -24,7 +24,7 @@ const RETRY_AFTER_SECONDS = "1";
  * @example
  * ```ts
  * import { bulkDownload } from "./bulk_download.ts";
- * import { MemoryStore } from "../memory_store.ts";
+ * import { MemoryStore } from "../store/memory_store.ts";
  *
  * const response = await bulkDownload({
  *   request: new Request("http://x/v1/call/message/bulk", { method: "POST" }),

@@ -5,7 +5,7 @@
  */
 import { authenticate, authorize } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
-import { parsePathUuid } from "../path_params.ts";
+import { parsePathUuid } from "../validation/path_params.ts";
 import { jsonText, type OperationContext } from "./context.ts";
 
 /**
@@ -15,7 +15,7 @@ import { jsonText, type OperationContext } from "./context.ts";
  * @example
  * ```ts
  * import { callMessages } from "./call_messages.ts";
- * import { MemoryStore } from "../memory_store.ts";
+ * import { MemoryStore } from "../store/memory_store.ts";
  *
  * await callMessages({
  *   request: new Request("http://x/v1/call/abc/message"),

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Store } from "../store.ts";
+import type { Store } from "../store/store.ts";
 import type { ExportSlots } from "./export_slots.ts";
 
 /** The request and the handler's services, as an operation sees them. */

@@ -5,7 +5,7 @@
  */
 import { authenticate, authorize } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
-import { parsePathUuid } from "../path_params.ts";
+import { parsePathUuid } from "../validation/path_params.ts";
 import { sampleEvents } from "../trigger_events.ts";
 import { json, type OperationContext } from "./context.ts";
 
@@ -16,7 +16,7 @@ import { json, type OperationContext } from "./context.ts";
  * @example
  * ```ts
  * import { triggerTest } from "./trigger_test.ts";
- * import { MemoryStore } from "../memory_store.ts";
+ * import { MemoryStore } from "../store/memory_store.ts";
  *
  * await triggerTest({
  *   request: new Request("http://x/v1/workflow/abc/trigger/test", { method: "POST" }),

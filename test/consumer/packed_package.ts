@@ -236,10 +236,10 @@ describe("the packed package in a fresh project", () => {
         "dist/mock/msw.js",
         "dist/mock/msw.d.ts",
         "dist/mock/cli.js",
-        "dist/src/server.js",
-        "dist/src/server.d.ts",
-        "dist/src/worker.js",
-        "dist/src/worker.d.ts",
+        "dist/server/mod.js",
+        "dist/server/mod.d.ts",
+        "dist/server/worker.js",
+        "dist/server/worker.d.ts",
       ]
     ) assert.ok(paths.includes(entry), `${entry} is packed`);
     assert.ok(!paths.some((path) => path.startsWith("dist/test/")), "no tests");
@@ -466,7 +466,7 @@ describe("the packed package in a fresh project", () => {
       ...DENO_SERVE,
       "--port",
       String(port),
-      "node_modules/@callflow/api/dist/src/server.js",
+      "node_modules/@callflow/api/dist/server/mod.js",
     ], {
       cwd: project,
       env: { ...ENV, ...MEMORY_SERVER, FIXTURES: "fixtures.json" },

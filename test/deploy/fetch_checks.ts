@@ -7,7 +7,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { demoFixtures } from "../../src/demo_fixtures.ts";
+import { demoFixtures } from "../../src/store/demo_fixtures.ts";
 import { readZip } from "../support/zip_reader.ts";
 
 /** Sends a request to the deployment; `path` starts with `/`. */

@@ -1,5 +1,5 @@
 /**
- * The `./server` entry (src/server.ts) served as platforms serve it:
+ * The `./server` entry (server/mod.ts) served as platforms serve it:
  * `deno serve` (one process, and `--parallel`), `bun <file>` and
  * `node <file>` (through the Node adapter), each
  * answering every operation over HTTP and writing the access log on stdout;
@@ -48,7 +48,7 @@ const launches: Launch[] = [
       ...DENO_SERVE,
       "--port",
       String(port),
-      "src/server.ts",
+      "server/mod.ts",
     ]],
   },
   {
@@ -59,17 +59,17 @@ const launches: Launch[] = [
       "--parallel",
       "--port",
       String(port),
-      "src/server.ts",
+      "server/mod.ts",
     ]],
   },
   {
     name: "bun",
-    command: () => [join(BIN, "bun"), ["src/server.ts"]],
+    command: () => [join(BIN, "bun"), ["server/mod.ts"]],
   },
   {
     // Node 24 (this process's) runs the entry, which listens by itself.
     name: "node",
-    command: () => [process.execPath, ["src/server.ts"]],
+    command: () => [process.execPath, ["server/mod.ts"]],
   },
 ];
 

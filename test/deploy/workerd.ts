@@ -1,5 +1,5 @@
 /**
- * The API as a Cloudflare module Worker (src/worker.ts, `./worker`), bundled
+ * The API as a Cloudflare module Worker (server/worker.ts, `./worker`), bundled
  * with `bun build` and run under workerd through Miniflare (npm `miniflare`,
  * which ships the workerd binary): every operation on the memory store, then
  * on Postgres reached through workerd's sockets (`cloudflare:sockets`), the
@@ -12,8 +12,8 @@
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Miniflare } from "miniflare";
-import { demoFixtures } from "../../src/demo_fixtures.ts";
-import { openPostgresStore } from "../../src/postgres/mod.ts";
+import { demoFixtures } from "../../src/store/demo_fixtures.ts";
+import { openPostgresStore } from "../../postgres/mod.ts";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.ts";
 import { bundle } from "./bundle.ts";
 import {
@@ -58,7 +58,10 @@ function sender(worker: Miniflare): Send {
 
 describe("the Worker under workerd (Miniflare)", () => {
   before(() => {
-    code = bundle("src/worker.ts", { format: "esm", conditions: ["workerd"] });
+    code = bundle("server/worker.ts", {
+      format: "esm",
+      conditions: ["workerd"],
+    });
   });
 
   describe("on the memory store (demo data)", () => {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { FixturesInput } from "../../src/fixtures.ts";
+import type { FixturesInput } from "../../src/store/fixtures.ts";
 
 export const PROJECT = "11111111-1111-4111-8111-111111111111";
 export const OTHER_PROJECT = "22222222-2222-4222-8222-222222222222";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { FixturesInput } from "../../src/fixtures.ts";
+import type { FixturesInput } from "../../src/store/fixtures.ts";
 
 /** Options of {@linkcode manyCalls}. */
 export interface ManyCallsOptions {

@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { runtimeName } from "../../src/serve.ts";
+import { runtimeName } from "../../server/_serve.ts";
 
 const CLI = fileURLToPath(new URL("../../mock/cli.ts", import.meta.url));
 

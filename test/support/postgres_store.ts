@@ -5,14 +5,14 @@
  * @module
  */
 import type { Sql } from "postgres";
-import type { Fixtures, FixturesInput } from "../../src/fixtures.ts";
+import type { Fixtures, FixturesInput } from "../../src/store/fixtures.ts";
 import {
   connectPostgres,
   type ConnectPostgresOptions,
   migrate,
   PostgresStore,
   type PostgresStoreOptions,
-} from "../../src/postgres/mod.ts";
+} from "../../postgres/mod.ts";
 import { createTestDatabase, type TestDatabase } from "./postgres.ts";
 
 /** The options of a test store: its pool's and its own. */

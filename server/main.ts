@@ -10,10 +10,10 @@
  *
  * @module
  */
-import "./require_supported_runtime.ts";
+import "./_require_supported_runtime.ts";
 import process from "node:process";
-import { runServer } from "./run_server.ts";
-import { readServerSettings } from "./server_settings.ts";
+import { runServer } from "./_run_server.ts";
+import { readServerSettings } from "./_settings.ts";
 
 try {
   const settings = readServerSettings(process.env, process.stdout.isTTY);

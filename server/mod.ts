@@ -8,8 +8,8 @@
  *
  * ```sh
  * deno serve --allow-net --allow-env --allow-read --port 8787 npm:@callflow/api/server
- * bun node_modules/@callflow/api/dist/src/server.js      # PORT, HOST as usual
- * node node_modules/@callflow/api/dist/src/server.js     # @hono/node-server
+ * bun node_modules/@callflow/api/dist/server/mod.js      # PORT, HOST as usual
+ * node node_modules/@callflow/api/dist/server/mod.js     # @hono/node-server
  * ```
  *
  * Run directly by Node (`node server.js`), it listens by itself through the
@@ -25,15 +25,15 @@
  *
  * @module
  */
-import "./require_supported_runtime.ts";
+import "./_require_supported_runtime.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import type { Handler } from "./handler.ts";
-import { serveApp } from "./run_server.ts";
-import { openServerApp } from "./server_app.ts";
-import { readServerSettings } from "./server_settings.ts";
-import { runtimeName } from "./serve.ts";
+import type { Handler } from "../src/handler.ts";
+import { serveApp } from "./_run_server.ts";
+import { openServerApp } from "./_app.ts";
+import { readServerSettings } from "./_settings.ts";
+import { runtimeName } from "./_serve.ts";
 
 /** What `deno serve`, Deno Deploy and Bun read from the default export. */
 export interface ServerEntry {

@@ -7,14 +7,14 @@
  *
  * @module
  */
-import { createAccessLog } from "./access_log.ts";
-import { demoFixtures } from "./demo_fixtures.ts";
-import type { Fixtures } from "./fixtures.ts";
-import { readFixturesFile } from "./fixtures_file.ts";
-import { createHandler, type Handler } from "./handler.ts";
-import { MemoryStore } from "./memory_store.ts";
-import type { ServerSettings } from "./server_settings.ts";
-import type { Store } from "./store.ts";
+import { createAccessLog } from "../src/access_log.ts";
+import { demoFixtures } from "../src/store/demo_fixtures.ts";
+import type { Fixtures } from "../src/store/fixtures.ts";
+import { readFixturesFile } from "./_fixtures_file.ts";
+import { createHandler, type Handler } from "../src/handler.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import type { ServerSettings } from "./_settings.ts";
+import type { Store } from "../src/store/store.ts";
 
 /** A store the server can seed and close. */
 interface ServerStore extends Store {
@@ -46,8 +46,8 @@ export interface ServerApp {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { openServerApp } from "./server_app.ts";
- * import { readServerSettings } from "./server_settings.ts";
+ * import { openServerApp } from "./_app.ts";
+ * import { readServerSettings } from "./_settings.ts";
  *
  * const app = await openServerApp(readServerSettings({ LOG_LEVEL: "off" }));
  * const response = await app.handler(new Request("http://x/readyz"));
@@ -92,7 +92,7 @@ export async function openServerApp(
 
 async function openStore(settings: ServerSettings): Promise<ServerStore> {
   if (settings.databaseUrl === undefined) return new MemoryStore();
-  const { openPostgresStore } = await import("./postgres/mod.ts");
+  const { openPostgresStore } = await import("../postgres/mod.ts");
   return await openPostgresStore(settings.databaseUrl, {
     max: settings.poolSize,
   });

@@ -10,9 +10,9 @@ import {
   type Fixtures,
   type FixturesInput,
   parseFixtures,
-} from "../fixtures.ts";
-import { hashToken } from "../token_hash.ts";
-import { parseUuid } from "../uuid.ts";
+} from "../src/store/fixtures.ts";
+import { hashToken } from "../src/sha256.ts";
+import { parseUuid } from "../src/validation/uuid.ts";
 
 /** Rows per statement: bounds each statement's size, whatever the document's. */
 const ROWS_PER_STATEMENT = 5_000;

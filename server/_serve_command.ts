@@ -11,14 +11,14 @@
  */
 import process from "node:process";
 import { parseArgs } from "node:util";
-import { openApiDocument } from "./openapi.ts";
-import { runServer } from "./run_server.ts";
+import { openApiDocument } from "../src/openapi.ts";
+import { runServer } from "./_run_server.ts";
 import {
   parsePort,
   readServerSettings,
   type ServerSettings,
   SettingsError,
-} from "./server_settings.ts";
+} from "./_settings.ts";
 
 /** The command's help text. */
 export const SERVE_USAGE = `Usage: callflow-api serve [options]
@@ -85,7 +85,7 @@ function parseCommandLine(args: string[]): ServerSettings | "help" | "version" {
  * @example
  * ```ts ignore
  * import process from "node:process";
- * import { serveCommand } from "./serve_command.ts";
+ * import { serveCommand } from "./_serve_command.ts";
  *
  * process.exit(await serveCommand(["--port", "8787"]));
  * ```

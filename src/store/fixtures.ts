@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { scheduleProblem } from "./schedule.ts";
+import { scheduleProblem } from "../schedule.ts";
 import { type Role, ROLES, type Trigger } from "./store.ts";
-import { parseUuid } from "./uuid.ts";
+import { parseUuid } from "../validation/uuid.ts";
 
 /** A project. */
 export interface ProjectFixture {

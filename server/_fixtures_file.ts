@@ -4,7 +4,11 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { type Fixtures, FixturesError, parseFixtures } from "./fixtures.ts";
+import {
+  type Fixtures,
+  FixturesError,
+  parseFixtures,
+} from "../src/store/fixtures.ts";
 
 /**
  * Reads and checks a fixtures file.
@@ -16,7 +20,7 @@ import { type Fixtures, FixturesError, parseFixtures } from "./fixtures.ts";
  *
  * @example
  * ```ts ignore
- * import { readFixturesFile } from "./fixtures_file.ts";
+ * import { readFixturesFile } from "./_fixtures_file.ts";
  *
  * const fixtures = await readFixturesFile("fixtures.json");
  * ```
@@ -48,8 +52,8 @@ export async function readFixturesFile(path: string): Promise<Fixtures> {
  *
  * @example
  * ```ts
- * import { describeTokens } from "./fixtures_file.ts";
- * import { demoFixtures } from "./demo_fixtures.ts";
+ * import { describeTokens } from "./_fixtures_file.ts";
+ * import { demoFixtures } from "../src/store/demo_fixtures.ts";
  *
  * console.log(describeTokens(demoFixtures));
  * //   demo-owner         owner    Acme

@@ -6,7 +6,7 @@
  * ```toml
  * # wrangler.toml
  * name = "callflow-api"
- * main = "node_modules/@callflow/api/dist/src/worker.js"
+ * main = "node_modules/@callflow/api/dist/server/worker.js"
  * compatibility_date = "2026-07-01"
  * compatibility_flags = ["nodejs_compat"]   # for DATABASE_URL (postgres.js)
  * ```
@@ -24,12 +24,16 @@
  *
  * @module
  */
-import { createAccessLog, LOG_LEVELS, type LogLevel } from "./access_log.ts";
-import { demoFixtures } from "./demo_fixtures.ts";
-import { parseFixtures } from "./fixtures.ts";
-import { createHandler, type Handler } from "./handler.ts";
-import { MemoryStore } from "./memory_store.ts";
-import type { Store } from "./store.ts";
+import {
+  createAccessLog,
+  LOG_LEVELS,
+  type LogLevel,
+} from "../src/access_log.ts";
+import { demoFixtures } from "../src/store/demo_fixtures.ts";
+import { parseFixtures } from "../src/store/fixtures.ts";
+import { createHandler, type Handler } from "../src/handler.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import type { Store } from "../src/store/store.ts";
 
 /** The bindings the Worker reads; all optional. */
 export interface WorkerEnv {
@@ -115,8 +119,8 @@ async function answer(
   }
   // The pool and the store only: migrations read files, which a Worker has not.
   const [{ connectPostgres }, { PostgresStore }] = await Promise.all([
-    import("./postgres/connect.ts"),
-    import("./postgres/postgres_store.ts"),
+    import("../postgres/connect.ts"),
+    import("../postgres/postgres_store.ts"),
   ]);
   const sql = connectPostgres(env.DATABASE_URL, { max: 1 });
   const log = accessLog(env);

@@ -17,7 +17,7 @@ import type {
   Store,
   TranscriptChunk,
 } from "./store.ts";
-import { hashToken } from "./token_hash.ts";
+import { hashToken } from "../sha256.ts";
 
 interface StoredCall {
   projectId: string;
@@ -47,7 +47,7 @@ export interface IntegrationTools {
  *
  * @example Serving the API from memory
  * ```ts
- * import { createHandler, MemoryStore } from "../mod.ts";
+ * import { createHandler, MemoryStore } from "../../mod.ts";
  *
  * const store = new MemoryStore();
  * await store.seed({

@@ -10,7 +10,7 @@ import process from "node:process";
 import {
   missingRuntimeFeatures,
   SUPPORTED_RUNTIMES,
-} from "./runtime_support.ts";
+} from "../src/runtime_support.ts";
 
 /** The oldest Node.js major version the API runs on. */
 export const MINIMUM_NODE_MAJOR = 22;
@@ -21,7 +21,7 @@ export const MINIMUM_NODE_MAJOR = 22;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { unsupportedRuntimeReason } from "./require_supported_runtime.ts";
+ * import { unsupportedRuntimeReason } from "./_require_supported_runtime.ts";
  *
  * assert.equal(unsupportedRuntimeReason(), undefined);
  * ```

@@ -8,8 +8,12 @@
  *
  * @module
  */
-import { LOG_LEVELS, type LogFormat, type LogLevel } from "./access_log.ts";
-import { DEFAULT_MAX_CONCURRENT_EXPORTS } from "./operations/export_slots.ts";
+import {
+  LOG_LEVELS,
+  type LogFormat,
+  type LogLevel,
+} from "../src/access_log.ts";
+import { DEFAULT_MAX_CONCURRENT_EXPORTS } from "../src/operations/export_slots.ts";
 
 /** What a server is started with. */
 export interface ServerSettings {
@@ -53,7 +57,7 @@ export class SettingsError extends Error {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readServerSettings } from "./server_settings.ts";
+ * import { readServerSettings } from "./_settings.ts";
  *
  * const settings = readServerSettings({ PORT: "8080", LOG_LEVEL: "debug" });
  * assert.equal(settings.port, 8080);
@@ -95,7 +99,7 @@ export function readServerSettings(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { parsePort } from "./server_settings.ts";
+ * import { parsePort } from "./_settings.ts";
  *
  * assert.equal(parsePort("0", "PORT"), 0);
  * assert.throws(() => parsePort("8e3", "PORT"));

@@ -5,7 +5,7 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { hashToken } from "../token_hash.ts";
+import { hashToken } from "../src/sha256.ts";
 
 /**
  * The migration files, in the order they apply. A new migration is a new file

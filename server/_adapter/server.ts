@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Handler } from "../handler.ts";
+import type { Handler } from "../../src/handler.ts";
 
 /** Options of a runtime's `serve`. */
 export interface ServeOptions {

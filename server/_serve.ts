@@ -5,10 +5,10 @@
  *
  * @module
  */
-import type { RunningServer, ServeOptions } from "./adapter/server.ts";
-import type { Handler } from "./handler.ts";
+import type { RunningServer, ServeOptions } from "./_adapter/server.ts";
+import type { Handler } from "../src/handler.ts";
 
-export type { RunningServer, ServeOptions } from "./adapter/server.ts";
+export type { RunningServer, ServeOptions } from "./_adapter/server.ts";
 
 /** The runtime this code runs on. */
 export type RuntimeName = "deno" | "bun" | "node";
@@ -18,7 +18,7 @@ export type RuntimeName = "deno" | "bun" | "node";
  *
  * @example
  * ```ts
- * import { runtimeName } from "./serve.ts";
+ * import { runtimeName } from "./_serve.ts";
  *
  * console.log(runtimeName()); // "deno", "bun" or "node"
  * ```
@@ -39,7 +39,7 @@ export function runtimeName(): RuntimeName {
  * @example
  * ```ts ignore
  * import { createHandler, MemoryStore } from "../mod.ts";
- * import { serve } from "./serve.ts";
+ * import { serve } from "./_serve.ts";
  *
  * const server = await serve(createHandler({ store: new MemoryStore() }), {
  *   port: 0,
@@ -55,10 +55,10 @@ export async function serve(
 ): Promise<RunningServer> {
   switch (runtimeName()) {
     case "deno":
-      return (await import("./adapter/deno.ts")).serveDeno(handler, options);
+      return (await import("./_adapter/deno.ts")).serveDeno(handler, options);
     case "bun":
-      return (await import("./adapter/bun.ts")).serveBun(handler, options);
+      return (await import("./_adapter/bun.ts")).serveBun(handler, options);
     case "node":
-      return (await import("./adapter/node.ts")).serveNode(handler, options);
+      return (await import("./_adapter/node.ts")).serveNode(handler, options);
   }
 }

@@ -11,7 +11,7 @@ const encoder = new TextEncoder();
  *
  * @example
  * ```ts
- * import { hashToken } from "./token_hash.ts";
+ * import { hashToken } from "./sha256.ts";
  *
  * await hashToken("abc");
  * // "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"

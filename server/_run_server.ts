@@ -1,16 +1,16 @@
 /**
  * Running the API as a process: open the app from the settings, listen on
  * the runtime's server, print the address and tokens, write the access log,
- * and stop gracefully on SIGINT or SIGTERM. Used by `npm start` (src/main.ts)
+ * and stop gracefully on SIGINT or SIGTERM. Used by `npm start` (server/main.ts)
  * and `callflow-api serve`.
  *
  * @module
  */
 import process from "node:process";
-import { describeTokens } from "./fixtures_file.ts";
-import { openServerApp, type ServerApp } from "./server_app.ts";
-import type { ServerSettings } from "./server_settings.ts";
-import { runtimeName, serve } from "./serve.ts";
+import { describeTokens } from "./_fixtures_file.ts";
+import { openServerApp, type ServerApp } from "./_app.ts";
+import type { ServerSettings } from "./_settings.ts";
+import { runtimeName, serve } from "./_serve.ts";
 
 /**
  * Serves until SIGINT or SIGTERM, then stops accepting connections, lets
@@ -24,8 +24,8 @@ import { runtimeName, serve } from "./serve.ts";
  * @example
  * ```ts ignore
  * import process from "node:process";
- * import { runServer } from "./run_server.ts";
- * import { readServerSettings } from "./server_settings.ts";
+ * import { runServer } from "./_run_server.ts";
+ * import { readServerSettings } from "./_settings.ts";
  *
  * process.exitCode = await runServer(readServerSettings(process.env));
  * ```
@@ -44,9 +44,9 @@ export async function runServer(settings: ServerSettings): Promise<number> {
  *
  * @example
  * ```ts ignore
- * import { serveApp } from "./run_server.ts";
- * import { openServerApp } from "./server_app.ts";
- * import { readServerSettings } from "./server_settings.ts";
+ * import { serveApp } from "./_run_server.ts";
+ * import { openServerApp } from "./_app.ts";
+ * import { readServerSettings } from "./_settings.ts";
  *
  * const settings = readServerSettings({ PORT: "0" });
  * await serveApp(await openServerApp(settings), settings);

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Handler } from "../handler.ts";
+import type { Handler } from "../../src/handler.ts";
 import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
 
 /** The part of Deno's API this adapter uses. */

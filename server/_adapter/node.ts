@@ -5,7 +5,7 @@
  */
 import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
-import type { Handler } from "../handler.ts";
+import type { Handler } from "../../src/handler.ts";
 import {
   type RunningServer,
   type ServeOptions,

@@ -4,7 +4,7 @@
  * @module
  */
 import type { MaybeRow, PendingQuery, RowList, Sql } from "postgres";
-import type { Fixtures, FixturesInput } from "../fixtures.ts";
+import type { Fixtures, FixturesInput } from "../src/store/fixtures.ts";
 import type {
   CallSummary,
   Flow,
@@ -13,7 +13,7 @@ import type {
   Store,
   TranscriptChunk,
   Trigger,
-} from "../store.ts";
+} from "../src/store/store.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
@@ -42,7 +42,7 @@ export interface PostgresStoreOptions {
  *
  * @example Serving the API from Postgres
  * ```ts ignore
- * import { createHandler } from "../../mod.ts";
+ * import { createHandler } from "../mod.ts";
  * import { connectPostgres, migrate, PostgresStore } from "./mod.ts";
  *
  * const sql = connectPostgres("postgres://postgres@127.0.0.1:5432/app");
