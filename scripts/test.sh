@@ -13,8 +13,10 @@ step "deno lint"
 deno lint
 step "deno check"
 deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
+step "deno check: the core against the DOM and ES libraries alone (no Deno, Node or Bun types)"
+deno check --config test/core_tsconfig.json mod.ts src/
 step "deno doc --lint"
-deno doc --lint mod.ts mock/mod.ts postgres/mod.ts server/mod.ts server/worker.ts
+deno doc --lint mod.ts mock/mod.ts mock/msw.ts postgres/mod.ts server/mod.ts server/worker.ts
 
 step "deno test --doc (the JSDoc examples)"
 deno test --doc --allow-all --quiet mod.ts src/ server/ postgres/ mock/

@@ -61,10 +61,13 @@ export class HttpError extends Error {
   ) {
     // A 4xx is an expected answer, not a bug: its stack would never be read,
     // and capturing one doubled a 404's cost (bench/README.md). A 5xx keeps it.
-    const stackTraceLimit = Error.stackTraceLimit;
-    if (status < 500) Error.stackTraceLimit = 0;
+    // `stackTraceLimit` is V8's and JavaScriptCore's, not in the ES or DOM
+    // types the core is checked against; elsewhere setting it is harmless.
+    const limits = Error as { stackTraceLimit?: number | undefined };
+    const stackTraceLimit = limits.stackTraceLimit;
+    if (status < 500) limits.stackTraceLimit = 0;
     super(message, { cause: options.cause });
-    Error.stackTraceLimit = stackTraceLimit;
+    limits.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
     this.status = status;
     this.errorCode = errorCode;

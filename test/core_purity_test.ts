@@ -1,9 +1,12 @@
 /**
- * The core (everything mod.ts reaches) uses Web APIs only: no `node:`
- * import, no `Deno.`, `Bun.` or `process` anywhere in it.
+ * The core (`src/` and everything mod.ts reaches) uses Web APIs only: no
+ * `node:` import, no `Deno.`, `Bun.` or `process` anywhere in it, and no
+ * import leaving `src/` (the runtime-specific code lives in `server/` and
+ * `postgres/`). The type checker proves the rest: scripts/test.sh checks the
+ * core against the DOM and ES libraries alone (test/core_tsconfig.json).
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -30,12 +33,24 @@ function reachableFiles(entry: string): Map<string, string> {
   return files;
 }
 
+/** Every module under `src/`, whether mod.ts reaches it or not. */
+function coreFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(join(root, "src"), { recursive: true })) {
+    const name = String(entry);
+    if (!name.endsWith(".ts")) continue;
+    const file = join(root, "src", name);
+    files.set(file, readFileSync(file, "utf8"));
+  }
+  return files;
+}
+
 function codeOnly(text: string): string {
   return text.replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
 }
 
 describe("the core", () => {
-  const files = reachableFiles("mod.ts");
+  const files = new Map([...reachableFiles("mod.ts"), ...coreFiles()]);
 
   it("reaches the handler, the store and the archive writer", () => {
     const names = [...files.keys()].map((file) => relative(root, file));
@@ -51,6 +66,12 @@ describe("the core", () => {
         `${expected} not reached from mod.ts`,
       );
     }
+  });
+
+  it("stays inside src/ (and mod.ts)", () => {
+    const outside = [...files.keys()].map((file) => relative(root, file))
+      .filter((name) => name !== "mod.ts" && !name.startsWith("src/"));
+    assert.deepEqual(outside, []);
   });
 
   it("has no runtime-specific code", () => {
