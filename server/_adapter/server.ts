@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { Handler } from "../../src/handler.ts";
 
 /** Options of a runtime's `serve`. */
 export interface ServeOptions {
@@ -93,12 +92,6 @@ export interface RunningServer {
   /** Stops accepting connections and resolves once in-flight requests end. */
   close(): Promise<void>;
 }
-
-/** A runtime's way of serving a handler. */
-export type ServeFunction = (
-  handler: Handler,
-  options: ServeOptions,
-) => Promise<RunningServer>;
 
 /**
  * The URL of a listening address.
