@@ -14,11 +14,7 @@ import { errorCodeOfResponse, HttpError } from "./http_error.ts";
 import { openApiDocument } from "./openapi.ts";
 import { bulkDownload } from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
-import {
-  json,
-  type Operation,
-  type OperationContext,
-} from "./operations/context.ts";
+import type { Operation, OperationContext } from "./operations/context.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
@@ -26,6 +22,7 @@ import {
 } from "./operations/export_slots.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./validation/request_validation_error.ts";
+import { json } from "./responses.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
 import type { Store } from "./store/store.ts";

@@ -6,7 +6,8 @@
  * @module
  */
 import { HttpError } from "./http_error.ts";
-import { json, type OperationContext } from "./operations/context.ts";
+import type { OperationContext } from "./operations/context.ts";
+import { json } from "./responses.ts";
 
 /**
  * `GET /healthz`: 200 `{"status": "ok"}` whenever the process can answer;

@@ -6,7 +6,8 @@
 import { authenticate, authorize } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
 import { parsePathUuid } from "../validation/path_params.ts";
-import { jsonText, type OperationContext } from "./context.ts";
+import { jsonText } from "../responses.ts";
+import type { OperationContext } from "./context.ts";
 
 /**
  * Answers with the call's messages as a JSON array (`[]` when it has none),

@@ -7,7 +7,8 @@ import { authenticate, authorize } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
 import { parsePathUuid } from "../validation/path_params.ts";
 import { sampleEvents } from "../trigger_events.ts";
-import { json, type OperationContext } from "./context.ts";
+import { json } from "../responses.ts";
+import type { OperationContext } from "./context.ts";
 
 /**
  * Runs the flow's trigger in test mode: 200 `{"events": [...]}`, 404
