@@ -105,10 +105,11 @@ export type ServeFunction = (
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serverUrl } from "./server.ts";
  *
- * serverUrl("127.0.0.1", 8787); // "http://127.0.0.1:8787"
- * serverUrl("::1", 8787); // "http://[::1]:8787"
+ * assert.equal(serverUrl("127.0.0.1", 8787), "http://127.0.0.1:8787");
+ * assert.equal(serverUrl("::1", 8787), "http://[::1]:8787");
  * ```
  */
 export function serverUrl(hostname: string, port: number): string {
