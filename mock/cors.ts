@@ -24,6 +24,7 @@ const EXPOSED_HEADERS =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { withCors } from "./cors.ts";
  *
  * const handler = withCors(() => Promise.resolve(new Response("ok")));
@@ -32,8 +33,10 @@ const EXPOSED_HEADERS =
  *     headers: { origin: "http://localhost:5173" },
  *   }),
  * );
- * console.log(response.headers.get("access-control-allow-origin"));
- * // "http://localhost:5173"
+ * assert.equal(
+ *   response.headers.get("access-control-allow-origin"),
+ *   "http://localhost:5173",
+ * );
  * ```
  */
 export function withCors(handler: Handler): Handler {

@@ -193,6 +193,7 @@ export interface MockState {
  *
  * @example Adding a call from a test
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createMockState } from "./mock_state.ts";
  *
  * const state = createMockState();
@@ -203,7 +204,7 @@ export interface MockState {
  *     headers: { authorization: `Bearer ${token}` },
  *   }),
  * );
- * console.log(await response.json()); // [{ text: "Hi" }]
+ * assert.deepEqual(await response.json(), [{ text: "Hi" }]);
  * ```
  */
 export function createMockState(options: MockStateOptions = {}): MockState {
@@ -379,10 +380,13 @@ export function createMockState(options: MockStateOptions = {}): MockState {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { createMockState, extendMockState } from "./mock_state.ts";
  *
- * const mock = extendMockState(createMockState(), { name: "mock" });
- * console.log(mock.projectId, mock.name);
+ * const state = createMockState();
+ * const mock = extendMockState(state, { name: "mock" });
+ * assert.equal(mock.name, "mock");
+ * assert.equal(mock.projectId, state.projectId);
  * ```
  */
 export function extendMockState<T extends object>(

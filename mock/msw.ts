@@ -62,6 +62,7 @@ export interface MockApi extends MockState {
  *
  * @example With MSW's setupServer under Node, Deno or Bun
  * ```ts ignore
+ * import assert from "node:assert/strict";
  * import { setupServer } from "msw/node";
  * import { createMockApi } from "@callflow/api/mock/msw";
  *
@@ -75,7 +76,7 @@ export interface MockApi extends MockState {
  *   `https://api.example.com/v1/call/${call_id}/message`,
  *   { headers: { authorization: `Bearer ${token}` } },
  * );
- * console.log(await response.json()); // [{ text: "Hello" }]
+ * assert.deepEqual(await response.json(), [{ text: "Hello" }]);
  *
  * await api.reset();
  * server.close();

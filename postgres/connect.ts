@@ -78,12 +78,13 @@ export interface ConnectPostgresOptions {
  *
  * @example
  * ```ts ignore
+ * import assert from "node:assert/strict";
  * import { connectPostgres } from "./connect.ts";
  *
  * const sql = connectPostgres("postgres://postgres@127.0.0.1:5432/app", {
  *   max: 4,
  * });
- * console.log(await sql`SELECT 1 AS one`); // [{ one: 1 }]
+ * assert.deepEqual([...await sql`SELECT 1 AS one`], [{ one: 1 }]);
  * await sql.end();
  * ```
  */

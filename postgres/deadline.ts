@@ -13,10 +13,14 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { PostgresTimeoutError } from "./deadline.ts";
  *
  * const error = new PostgresTimeoutError(40_000);
- * console.log(error.message); // "Cannot reach Postgres: no answer within 40000 ms"
+ * assert.equal(
+ *   error.message,
+ *   "Cannot reach Postgres: no answer within 40000 ms",
+ * );
  * ```
  */
 export class PostgresTimeoutError extends Error {

@@ -31,10 +31,12 @@ export interface MigrateOptions {
  *
  * @example
  * ```ts ignore
+ * import assert from "node:assert/strict";
  * import { connectPostgres, migrate } from "./mod.ts";
  *
  * const sql = connectPostgres("postgres://postgres@127.0.0.1:5432/app");
- * console.log(await migrate(sql)); // ["0001_initial.sql"], then [] next time
+ * await migrate(sql); // on a new database: ["0001_initial.sql", ...]
+ * assert.deepEqual(await migrate(sql), []); // then nothing left to apply
  * await sql.end();
  * ```
  */

@@ -14,9 +14,10 @@ import { hashToken } from "../src/sha256.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MIGRATION_FILES } from "./migrations.ts";
  *
- * console.log(MIGRATION_FILES[0]); // "0001_initial.sql"
+ * assert.equal(MIGRATION_FILES[0], "0001_initial.sql");
  * ```
  */
 export const MIGRATION_FILES: readonly string[] = ["0001_initial.sql"];
@@ -42,11 +43,12 @@ const FILE_NAME = /^(\d{4})_[a-z0-9_]+\.sql$/;
  * @returns Every migration of {@linkcode MIGRATION_FILES}, in order.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { loadMigrations } from "./migrations.ts";
  *
  * const migrations = await loadMigrations();
- * console.log(migrations.map((migration) => migration.version)); // ["0001"]
+ * assert.equal(migrations[0]!.version, "0001");
  * ```
  */
 export function loadMigrations(): Promise<Migration[]> {

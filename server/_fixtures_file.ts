@@ -52,12 +52,12 @@ export async function readFixturesFile(path: string): Promise<Fixtures> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { describeTokens } from "./_fixtures_file.ts";
  * import { demoFixtures } from "../src/store/demo_fixtures.ts";
  *
- * console.log(describeTokens(demoFixtures));
- * //   demo-owner         owner    Acme
- * //   ...
+ * const lines = describeTokens(demoFixtures).split("\n");
+ * assert.match(lines[0]!, /^ +demo-owner +owner +Acme$/);
  * ```
  */
 export function describeTokens(fixtures: Fixtures): string {

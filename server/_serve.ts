@@ -18,9 +18,10 @@ export type RuntimeName = "deno" | "bun" | "node";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { runtimeName } from "./_serve.ts";
  *
- * console.log(runtimeName()); // "deno", "bun" or "node"
+ * assert.ok(["deno", "bun", "node"].includes(runtimeName()));
  * ```
  */
 export function runtimeName(): RuntimeName {
@@ -37,7 +38,8 @@ export function runtimeName(): RuntimeName {
  * @returns The running server, with its URL and `close()`.
  *
  * @example
- * ```ts ignore
+ * ```ts
+ * import assert from "node:assert/strict";
  * import { createHandler, MemoryStore } from "../mod.ts";
  * import { serve } from "./_serve.ts";
  *
@@ -45,7 +47,8 @@ export function runtimeName(): RuntimeName {
  *   port: 0,
  *   hostname: "127.0.0.1",
  * });
- * console.log(server.url);
+ * const response = await fetch(new URL("/healthz", server.url));
+ * assert.deepEqual(await response.json(), { status: "ok" });
  * await server.close();
  * ```
  */

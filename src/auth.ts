@@ -44,11 +44,16 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { authenticate } from "./auth.ts";
  * import { MemoryStore } from "./store/memory_store.ts";
  *
  * const request = new Request("http://x/", { headers: { authorization: "Bearer nope" } });
- * await authenticate(request, new MemoryStore()).catch((e) => e.status); // 401
+ * await assert.rejects(
+ *   authenticate(request, new MemoryStore()),
+ *   (error: { status: number; errorCode: string }) =>
+ *     error.status === 401 && error.errorCode === "UNAUTHORIZED",
+ * );
  * ```
  */
 export async function authenticate(
@@ -83,10 +88,11 @@ export async function authenticate(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { allows } from "./auth.ts";
  *
- * allows("viewer", "transcripts:read"); // true
- * allows("member", "integrations:delete"); // false
+ * assert.equal(allows("viewer", "transcripts:read"), true);
+ * assert.equal(allows("member", "integrations:delete"), false);
  * ```
  */
 export function allows(role: Role, permission: Permission): boolean {
@@ -102,9 +108,14 @@ export function allows(role: Role, permission: Permission): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { authorize } from "./auth.ts";
  *
  * authorize({ projectId: "p", role: "owner" }, "integrations:delete"); // passes
+ * assert.throws(
+ *   () => authorize({ projectId: "p", role: "viewer" }, "workflows:test"),
+ *   (error: { status: number }) => error.status === 403,
+ * );
  * ```
  */
 export function authorize(grant: Grant, permission: Permission): void {

@@ -28,13 +28,17 @@ export interface HttpErrorOptions {
  *
  * @example Refusing an unknown flow
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HttpError } from "./http_error.ts";
  *
  * const error = new HttpError(404, "FLOW_NOT_FOUND", "Flow not found");
  * const response = error.toResponse();
- * console.log(response.status); // 404
- * console.log(await response.json());
- * // { status: "error", error_code: "FLOW_NOT_FOUND", message: "Flow not found" }
+ * assert.equal(response.status, 404);
+ * assert.deepEqual(await response.json(), {
+ *   status: "error",
+ *   error_code: "FLOW_NOT_FOUND",
+ *   message: "Flow not found",
+ * });
  * ```
  */
 export class HttpError extends Error {

@@ -60,9 +60,11 @@ export interface OpenApiDocument {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { openApiDocument } from "./openapi.ts";
  *
- * openApiDocument.info.version; // "0.1.0"
+ * assert.equal(openApiDocument.openapi, "3.1.0");
+ * assert.ok("/v1/call/message/bulk" in openApiDocument.paths);
  * ```
  */
 export const openApiDocument: OpenApiDocument = {

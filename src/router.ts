@@ -27,13 +27,16 @@ export interface RouteMatch<T> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { Router } from "./router.ts";
  *
  * const router = new Router([
  *   { method: "DELETE", pattern: "/v1/integration/{integration_id}", target: "delete" },
  * ]);
- * router.match("DELETE", "/v1/integration/42");
- * // { target: "delete", params: { integration_id: "42" } }
+ * assert.deepEqual(router.match("DELETE", "/v1/integration/42"), {
+ *   target: "delete",
+ *   params: { integration_id: "42" },
+ * });
  * ```
  */
 export class Router<T> {

@@ -19,11 +19,12 @@ export interface ScheduleProblem {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { scheduleProblem } from "./schedule.ts";
  *
- * scheduleProblem("0 9 * * 1-5", "Europe/Paris"); // undefined
- * scheduleProblem("0 9 * *", "Europe/Paris");
- * // { field: "cron", problem: "invalid cron expression ..." }
+ * assert.equal(scheduleProblem("0 9 * * 1-5", "Europe/Paris"), undefined);
+ * assert.equal(scheduleProblem("0 9 * *", "Europe/Paris")?.field, "cron");
+ * assert.equal(scheduleProblem("0 9 * * *", "Mars/Olympus")?.field, "timezone");
  * ```
  */
 export function scheduleProblem(
@@ -55,10 +56,13 @@ export function scheduleProblem(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nextFireTimes } from "./schedule.ts";
  *
- * nextFireTimes("0 * * * *", "UTC", 2, new Date("2026-01-01T00:30:00Z"));
- * // [2026-01-01T01:00:00.000Z, 2026-01-01T02:00:00.000Z]
+ * assert.deepEqual(
+ *   nextFireTimes("0 * * * *", "UTC", 2, new Date("2026-01-01T00:30:00Z")),
+ *   [new Date("2026-01-01T01:00:00.000Z"), new Date("2026-01-01T02:00:00.000Z")],
+ * );
  * ```
  */
 export function nextFireTimes(

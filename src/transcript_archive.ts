@@ -49,6 +49,7 @@ const PIECE_LENGTH = 64 * 1024;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { transcriptArchive } from "./transcript_archive.ts";
  *
  * async function* none() {}
@@ -58,6 +59,7 @@ const PIECE_LENGTH = 64 * 1024;
  *   { lastModified: new Date(), onError: console.error },
  * );
  * const bytes = new Uint8Array(await new Response(zip).arrayBuffer());
+ * assert.deepEqual([...bytes.subarray(0, 4)], [0x50, 0x4b, 0x03, 0x04]); // "PK\x03\x04"
  * ```
  */
 export function transcriptArchive(

@@ -34,6 +34,7 @@ export const EXAMPLE_CALL_ID = "00000000-0000-0000-0000-000000000000";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sampleEvents } from "./trigger_events.ts";
  * import { MemoryStore } from "./store/memory_store.ts";
  *
@@ -42,7 +43,10 @@ export const EXAMPLE_CALL_ID = "00000000-0000-0000-0000-000000000000";
  *   new MemoryStore(),
  *   new Date("2026-01-01T12:00:00Z"),
  * );
- * // [{ event: "schedule.fired", scheduled_for: "2026-01-02T02:00:00.000Z" }, ...]
+ * assert.deepEqual(events[0], {
+ *   event: "schedule.fired",
+ *   scheduled_for: "2026-01-02T02:00:00.000Z",
+ * });
  * ```
  */
 export async function sampleEvents(

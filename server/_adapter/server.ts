@@ -98,10 +98,11 @@ export interface RunningServer {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { serverUrl } from "./server.ts";
  *
- * serverUrl("127.0.0.1", 8787); // "http://127.0.0.1:8787"
- * serverUrl("::1", 8787); // "http://[::1]:8787"
+ * assert.equal(serverUrl("127.0.0.1", 8787), "http://127.0.0.1:8787");
+ * assert.equal(serverUrl("::1", 8787), "http://[::1]:8787");
  * ```
  */
 export function serverUrl(hostname: string, port: number): string {

@@ -23,16 +23,20 @@ const RETRY_AFTER_SECONDS = "1";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { bulkDownload } from "./bulk_download.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
- * const response = await bulkDownload({
- *   request: new Request("http://x/v1/call/message/bulk", { method: "POST" }),
- *   params: {},
- *   store: new MemoryStore(),
- *   now: () => new Date(),
- *   reportError: console.error,
- * }).catch((error) => error.status); // 401: no token
+ * await assert.rejects(
+ *   bulkDownload({
+ *     request: new Request("http://x/v1/call/message/bulk", { method: "POST" }),
+ *     params: {},
+ *     store: new MemoryStore(),
+ *     now: () => new Date(),
+ *     reportError: console.error,
+ *   }),
+ *   (error: { status: number }) => error.status === 401, // no token
+ * );
  * ```
  */
 export async function bulkDownload(

@@ -15,16 +15,20 @@ import type { OperationContext } from "./context.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { callMessages } from "./call_messages.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
- * await callMessages({
- *   request: new Request("http://x/v1/call/abc/message"),
- *   params: { call_id: "abc" },
- *   store: new MemoryStore(),
- *   now: () => new Date(),
- *   reportError: console.error,
- * }).catch((error) => error.status); // 401: no token
+ * await assert.rejects(
+ *   callMessages({
+ *     request: new Request("http://x/v1/call/abc/message"),
+ *     params: { call_id: "abc" },
+ *     store: new MemoryStore(),
+ *     now: () => new Date(),
+ *     reportError: console.error,
+ *   }),
+ *   (error: { status: number }) => error.status === 401, // no token
+ * );
  * ```
  */
 export async function callMessages(

@@ -14,16 +14,20 @@ import type { OperationContext } from "./context.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { deleteIntegration } from "./delete_integration.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
- * await deleteIntegration({
- *   request: new Request("http://x/v1/integration/abc", { method: "DELETE" }),
- *   params: { integration_id: "abc" },
- *   store: new MemoryStore(),
- *   now: () => new Date(),
- *   reportError: console.error,
- * }).catch((error) => error.status); // 401: no token
+ * await assert.rejects(
+ *   deleteIntegration({
+ *     request: new Request("http://x/v1/integration/abc", { method: "DELETE" }),
+ *     params: { integration_id: "abc" },
+ *     store: new MemoryStore(),
+ *     now: () => new Date(),
+ *     reportError: console.error,
+ *   }),
+ *   (error: { status: number }) => error.status === 401, // no token
+ * );
  * ```
  */
 export async function deleteIntegration(

@@ -16,16 +16,20 @@ import type { OperationContext } from "./context.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { triggerTest } from "./trigger_test.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
- * await triggerTest({
- *   request: new Request("http://x/v1/workflow/abc/trigger/test", { method: "POST" }),
- *   params: { flow_id: "abc" },
- *   store: new MemoryStore(),
- *   now: () => new Date(),
- *   reportError: console.error,
- * }).catch((error) => error.status); // 401: no token
+ * await assert.rejects(
+ *   triggerTest({
+ *     request: new Request("http://x/v1/workflow/abc/trigger/test", { method: "POST" }),
+ *     params: { flow_id: "abc" },
+ *     store: new MemoryStore(),
+ *     now: () => new Date(),
+ *     reportError: console.error,
+ *   }),
+ *   (error: { status: number }) => error.status === 401, // no token
+ * );
  * ```
  */
 export async function triggerTest(

@@ -16,10 +16,17 @@ const GLOBEX = "c2a9e5f4-6b1d-4e7a-8f3c-9d0b1a2e3f45";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { demoFixtures } from "./demo_fixtures.ts";
  *
- * demoFixtures.tokens.map((t) => t.token);
- * // ["demo-owner", "demo-admin", "demo-member", "demo-viewer", "demo-billing", "demo-globex-owner"]
+ * assert.deepEqual(demoFixtures.tokens.map((t) => t.token), [
+ *   "demo-owner",
+ *   "demo-admin",
+ *   "demo-member",
+ *   "demo-viewer",
+ *   "demo-billing",
+ *   "demo-globex-owner",
+ * ]);
  * ```
  */
 export const demoFixtures: Fixtures = {

@@ -120,14 +120,14 @@ export interface ParseFixturesOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { FixturesError, parseFixtures } from "./fixtures.ts";
  *
- * try {
- *   parseFixtures({ projects: [{ project_id: "nope", name: "Acme" }] });
- * } catch (error) {
- *   console.log(error instanceof FixturesError); // true
- *   console.log((error as FixturesError).path); // "projects[0].project_id"
- * }
+ * assert.throws(
+ *   () => parseFixtures({ projects: [{ project_id: "nope", name: "Acme" }] }),
+ *   (error) =>
+ *     error instanceof FixturesError && error.path === "projects[0].project_id",
+ * );
  * ```
  */
 export class FixturesError extends Error {
@@ -158,13 +158,16 @@ export class FixturesError extends Error {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseFixtures } from "./fixtures.ts";
  *
  * const fixtures = parseFixtures({
  *   projects: [{ project_id: "0B6F1C2E8D3A4C559A573E3C2D1F0A11", name: "Acme" }],
  * });
- * console.log(fixtures.projects[0]!.project_id);
- * // "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11"
+ * assert.equal(
+ *   fixtures.projects[0]!.project_id,
+ *   "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11",
+ * );
  * ```
  */
 export function parseFixtures(
@@ -290,9 +293,13 @@ export function parseFixtures(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseTrigger } from "./fixtures.ts";
  *
- * parseTrigger({ type: "schedule", cron: "0 9 * * *", timezone: "UTC" }, "trigger");
+ * assert.deepEqual(
+ *   parseTrigger({ type: "schedule", cron: "0 9 * * *", timezone: "UTC" }, "trigger"),
+ *   { type: "schedule", cron: "0 9 * * *", timezone: "UTC" },
+ * );
  * ```
  */
 export function parseTrigger(input: unknown, path: string): Trigger {

@@ -76,6 +76,7 @@ export interface TranscriptChunk {
  *
  * @example Reading a transcript
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MemoryStore } from "./memory_store.ts";
  * import type { Store } from "./store.ts";
  *
@@ -84,7 +85,7 @@ export interface TranscriptChunk {
  *   "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11",
  *   "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21",
  * );
- * console.log(messages); // undefined: no such call
+ * assert.equal(messages, undefined); // no such call
  * ```
  */
 export interface Store {

@@ -67,6 +67,7 @@ const MAX_ECHO_DEPTH = 960;
  *
  * @example Canonicalising and deduplicating call ids
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseBulkRequest } from "./bulk_request.ts";
  *
  * const body = new TextEncoder().encode(JSON.stringify({
@@ -75,8 +76,9 @@ const MAX_ECHO_DEPTH = 960;
  *     "0b6f1c2e8d3a4c559a573e3c2d1f0a11",
  *   ],
  * }));
- * parseBulkRequest(body, "application/json");
- * // ["0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11"]
+ * assert.deepEqual(parseBulkRequest(body, "application/json"), [
+ *   "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11",
+ * ]);
  * ```
  */
 export function parseBulkRequest(

@@ -86,10 +86,14 @@ const RawJson = JSON as JSON & {
  *
  * @example Reporting a trailing comma as Python 3.13 does
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseJsonText } from "./json_text.ts";
  *
- * parseJsonText('{"call_ids": ["é", ]}');
- * // { ok: false, position: 17, error: "Illegal trailing comma before end of array" }
+ * assert.deepEqual(parseJsonText('{"call_ids": ["é", ]}'), {
+ *   ok: false,
+ *   position: 17,
+ *   error: "Illegal trailing comma before end of array",
+ * });
  * ```
  */
 export function parseJsonText(text: string): JsonTextResult {
@@ -129,10 +133,13 @@ export function parseJsonText(text: string): JsonTextResult {
  *
  * @example Keeping Python's spelling of numbers and order of keys
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseJsonAsPython } from "./json_text.ts";
  *
- * JSON.stringify(parseJsonAsPython('{"b": 1.0, "1": 1E5, "big": 12345678901234567890}'));
- * // '{"b":1.0,"1":100000.0,"big":12345678901234567890}'
+ * assert.equal(
+ *   JSON.stringify(parseJsonAsPython('{"b": 1.0, "1": 1E5, "big": 12345678901234567890}')),
+ *   '{"b":1.0,"1":100000.0,"big":12345678901234567890}',
+ * );
  * ```
  */
 export function parseJsonAsPython(text: string): unknown {
@@ -156,10 +163,11 @@ export function parseJsonAsPython(text: string): unknown {
  *
  * @example Telling objects from Python-spelled numbers
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isJsonObject, parseJsonAsPython } from "./json_text.ts";
  *
- * isJsonObject(parseJsonAsPython("{}")); // true
- * isJsonObject(parseJsonAsPython("1.0")); // false
+ * assert.equal(isJsonObject(parseJsonAsPython("{}")), true);
+ * assert.equal(isJsonObject(parseJsonAsPython("1.0")), false);
  * ```
  */
 export function isJsonObject(
@@ -182,10 +190,11 @@ export function isJsonObject(
  *
  * @example Decoding UTF-8 with a BOM and UTF-16
  * ```ts
+ * import assert from "node:assert/strict";
  * import { decodeJsonBytes } from "./json_text.ts";
  *
- * decodeJsonBytes(new Uint8Array([0xef, 0xbb, 0xbf, 0x31])); // "1"
- * decodeJsonBytes(new Uint8Array([0x31, 0x00, 0x32, 0x00])); // "12"
+ * assert.equal(decodeJsonBytes(new Uint8Array([0xef, 0xbb, 0xbf, 0x31])), "1");
+ * assert.equal(decodeJsonBytes(new Uint8Array([0x31, 0x00, 0x32, 0x00])), "12");
  * ```
  */
 export function decodeJsonBytes(bytes: Uint8Array): string {

@@ -20,15 +20,21 @@ import { parseUuid } from "./uuid.ts";
  *
  * @example Accepting a braced UUID and refusing a short one
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parsePathUuid } from "./path_params.ts";
+ * import { RequestValidationError } from "./request_validation_error.ts";
  *
- * parsePathUuid("integration_id", "{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}");
- * // "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11"
- * try {
- *   parsePathUuid("integration_id", "42");
- * } catch (error) {
- *   // RequestValidationError: Input should be a valid UUID, invalid length: found 2
- * }
+ * assert.equal(
+ *   parsePathUuid("integration_id", "{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}"),
+ *   "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11",
+ * );
+ * assert.throws(
+ *   () => parsePathUuid("integration_id", "42"),
+ *   (error) =>
+ *     error instanceof RequestValidationError &&
+ *     error.issues[0]!.msg ===
+ *       "Input should be a valid UUID, invalid length: found 2",
+ * );
  * ```
  */
 export function parsePathUuid(name: string, value: string): string {

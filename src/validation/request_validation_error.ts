@@ -29,13 +29,19 @@ export interface HttpValidationErrorBody {
  *
  * @example Reporting a missing body
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RequestValidationError } from "./request_validation_error.ts";
  *
  * const error = new RequestValidationError([
  *   { type: "missing", loc: ["body"], msg: "Field required", input: null },
  * ]);
  * const response = error.toResponse();
- * console.log(response.status); // 422
+ * assert.equal(response.status, 422);
+ * assert.deepEqual(await response.json(), {
+ *   detail: [
+ *     { type: "missing", loc: ["body"], msg: "Field required", input: null },
+ *   ],
+ * });
  * ```
  */
 export class RequestValidationError extends Error {

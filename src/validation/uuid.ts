@@ -31,12 +31,17 @@ const GROUP_LENGTHS = [8, 4, 4, 4, 12] as const;
  *
  * @example Canonicalising the accepted forms
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseUuid } from "./uuid.ts";
  *
- * parseUuid("{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}");
- * // { ok: true, uuid: "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11" }
- * parseUuid("abc");
- * // { ok: false, error: "invalid length: found 3" }
+ * assert.deepEqual(parseUuid("{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}"), {
+ *   ok: true,
+ *   uuid: "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11",
+ * });
+ * assert.deepEqual(parseUuid("abc"), {
+ *   ok: false,
+ *   error: "invalid length: found 3",
+ * });
  * ```
  */
 export function parseUuid(text: string): UuidParseResult {

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# The edit-test loop: format, lint and types with Deno's toolchain, then the
+# unit tests under Node alone. No packing, no browser, no deploy targets, no
+# PostgreSQL and none of the tests that start servers as child processes or
+# wait on real deadlines; `npm test` (scripts/test.sh) runs all of that.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$PWD/node_modules/.bin:$PATH"
+
+step() { printf '\n== %s\n' "$*"; }
+
+# The folders that exist (the layout may add server/ and postgres/).
+sources=()
+for path in mod.ts src server postgres mock test bench; do
+  [[ -e "$path" ]] && sources+=("$path")
+done
+
+# Test files left to `npm test`: PostgreSQL, child processes, real timeouts.
+slow='^test/(postgres_.*|slow_clients|server_cli|serve_command|mock_server|readme_mock_examples|http_server)_test\.ts$'
+tests=()
+for file in test/*_test.ts; do
+  [[ "$file" =~ $slow ]] || tests+=("$file")
+done
+
+step "deno fmt --check"
+deno fmt --check
+step "deno lint"
+deno lint
+step "deno check"
+deno check "${sources[@]}"
+step "node --test ($(node --version), ${#tests[@]} files)"
+node --test --test-concurrency=1 "${tests[@]}"
