@@ -79,14 +79,21 @@ async function exportOnce(
   base: string,
   check: (bytes: Uint8Array) => void = assertWholeArchive,
 ): Promise<Outcome> {
-  const response = await fetch(new URL("/v1/call/message/bulk", base), {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${TOKEN}`,
-      "content-type": "application/json",
-    },
-    body: JSON.stringify({ call_ids: callIds }),
-  });
+  let response: Response;
+  try {
+    response = await fetch(new URL("/v1/call/message/bulk", base), {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${TOKEN}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ call_ids: callIds }),
+    });
+  } catch {
+    // Cut before the status line: Bun sends a streamed response's headers
+    // with its first chunk, so an export that fails before it is a reset.
+    return "aborted";
+  }
   if (response.status !== 200) return await refusal(response);
   let bytes: Uint8Array;
   try {
