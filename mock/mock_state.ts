@@ -61,28 +61,20 @@ export type WithDefaults<T, K extends keyof T> =
   & Omit<T, K>
   & Partial<Pick<T, K>>;
 
-/**
- * A project to add. Defaults: a random `project_id`, the name `Project`.
- */
-export type NewProject = WithDefaults<ProjectFixture, "project_id" | "name">;
+/** A project to add. Defaults: a random `project_id`, the name `Project`. */
+export type NewProject = Partial<ProjectFixture>;
 
 /**
  * A token to add. Defaults: `mock_` and 32 random hex digits as the `token`,
  * the mock's default project, the `owner` role.
  */
-export type NewToken = WithDefaults<
-  TokenFixture,
-  "token" | "project_id" | "role"
->;
+export type NewToken = Partial<TokenFixture>;
 
 /**
  * A call to add. Defaults: a random `call_id`, the mock's default project,
  * `created_at` now, no messages.
  */
-export type NewCall = WithDefaults<
-  CallFixture,
-  "call_id" | "project_id" | "created_at" | "messages"
->;
+export type NewCall = Partial<CallFixture>;
 
 /**
  * An MCP integration to add, with its tool cache. Defaults: a random
