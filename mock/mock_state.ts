@@ -7,13 +7,18 @@
  */
 import {
   type CallFixture,
+  checkFixtures,
   type Fixtures,
   type FixturesInput,
   type FlowFixture,
+  type HttpIntegrationFixture,
   type IntegrationFixture,
+  type McpIntegrationFixture,
   parseFixtures,
   type ProjectFixture,
+  resolveFixtures,
   type TokenFixture,
+  type ToolFixture,
 } from "../src/store/fixtures.ts";
 import {
   createHandler,
@@ -24,8 +29,6 @@ import { MemoryStore } from "../src/store/memory_store.ts";
 import { type Fault, type FaultRule, FaultSet } from "./faults.ts";
 import { instrument } from "./instrument.ts";
 import { type JournalEntry, RequestJournal } from "./journal.ts";
-import type { Role, Trigger } from "../src/store/store.ts";
-import { parseUuid } from "../src/validation/uuid.ts";
 
 /** The project the mock adds when its fixtures hold none. */
 export const DEFAULT_PROJECT: ProjectFixture = {
@@ -50,81 +53,63 @@ export interface MockStateOptions {
   journalBodyLimit?: number;
 }
 
-/** A project to add; the id is generated when left out. */
-export interface NewProject {
-  /** The project's id (UUID). Default: a random one. */
-  project_id?: string;
-  /** The project's name. Default: `Project`. */
-  name?: string;
-}
+/**
+ * `T` with the keys `K` left optional: a record to add, whose helper fills in
+ * what is left out.
+ */
+export type WithDefaults<T, K extends keyof T> =
+  & Omit<T, K>
+  & Partial<Pick<T, K>>;
 
-/** A token to add. Default: a random token with the owner role. */
-export interface NewToken {
-  /**
-   * The token as clients send it after `Bearer `. Default: `mock_` and 32
-   * random hex digits.
-   */
-  token?: string;
-  /** Default: the mock's default project. */
-  project_id?: string;
-  /** The token's role within its project. Default: `owner`. */
-  role?: Role;
-}
+/** A project to add. Defaults: a random `project_id`, the name `Project`. */
+export type NewProject = Partial<ProjectFixture>;
 
-/** A call to add; the id is generated and `created_at` is now by default. */
-export interface NewCall {
-  /** The call's id (UUID). Default: a random one. */
-  call_id?: string;
-  /** Default: the mock's default project. */
-  project_id?: string;
-  /** ISO 8601 with an offset. */
-  created_at?: string;
-  /** The transcript's messages, in order. Default: none. */
-  messages?: Record<string, unknown>[];
-}
+/**
+ * A token to add. Defaults: `mock_` and 32 random hex digits as the `token`,
+ * the mock's default project, the `owner` role.
+ */
+export type NewToken = Partial<TokenFixture>;
 
-/** An MCP integration to add, with its tool cache. */
-export interface NewMcpIntegration {
-  /** Marks an MCP integration. */
-  kind: "mcp";
-  /** The integration's id (UUID). Default: a random one. */
-  integration_id?: string;
-  /** Default: the mock's default project. */
-  project_id?: string;
-  /** The integration's name. Default: `mcp integration`. */
-  name?: string;
-  /** The cached tools, each any JSON object. Default: none. */
-  cached_tools?: Record<string, unknown>[];
-}
+/**
+ * A call to add. Defaults: a random `call_id`, the mock's default project,
+ * `created_at` now, no messages.
+ */
+export type NewCall = Partial<CallFixture>;
 
-/** An HTTP integration to add, with its HTTP tools. */
-export interface NewHttpIntegration {
-  /** Marks an HTTP integration. */
-  kind: "http";
-  /** The integration's id (UUID). Default: a random one. */
-  integration_id?: string;
-  /** Default: the mock's default project. */
-  project_id?: string;
-  /** The integration's name. Default: `http integration`. */
-  name?: string;
-  /** The HTTP tools, each with a random id unless given one. Default: none. */
-  tools?: { tool_id?: string; name: string }[];
-}
+/**
+ * An MCP integration to add, with its tool cache. Defaults: a random
+ * `integration_id`, the mock's default project, the name `mcp integration`,
+ * no cached tools.
+ */
+export type NewMcpIntegration = WithDefaults<
+  McpIntegrationFixture,
+  "integration_id" | "project_id" | "name" | "cached_tools"
+>;
+
+/**
+ * An HTTP integration to add, with its HTTP tools. Defaults: a random
+ * `integration_id`, the mock's default project, the name `http integration`,
+ * no tools; each tool has a random `tool_id` unless given one.
+ */
+export type NewHttpIntegration = WithDefaults<
+  Omit<HttpIntegrationFixture, "tools"> & {
+    tools: WithDefaults<ToolFixture, "tool_id">[];
+  },
+  "integration_id" | "project_id" | "name" | "tools"
+>;
 
 /** An integration of either kind to add. */
 export type NewIntegration = NewMcpIntegration | NewHttpIntegration;
 
-/** A workflow to add. */
-export interface NewFlow {
-  /** The workflow's id (UUID). Default: a random one. */
-  flow_id?: string;
-  /** Default: the mock's default project. */
-  project_id?: string;
-  /** The workflow's name. Default: `Flow`. */
-  name?: string;
-  /** What starts the workflow; `{ type: "EMPTY" }` for nothing. */
-  trigger: Trigger;
-}
+/**
+ * A workflow to add; its `trigger` is required (`{ type: "EMPTY" }` for
+ * nothing). Defaults: a random `flow_id`, the mock's default project, the
+ * name `Flow`.
+ */
+export type NewFlow = WithDefaults<
+  FlowFixture,
+  "flow_id" | "project_id" | "name"
+>;
 
 /** The mock's data and the helpers that change it. */
 export interface MockState {
@@ -231,7 +216,7 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   }
 
   /**
-   * Upserts one record (the store checks it, its project included) and
+   * Upserts one record, checked once (its project against the store's), and
    * returns it in canonical form.
    */
   function add<K extends keyof Fixtures>(
@@ -239,13 +224,12 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     entry: Fixtures[K][number],
   ): Promise<Fixtures[K][number]> {
     return change(async () => {
-      const document: FixturesInput = { [key]: [entry] };
-      await store.seed(document);
-      // The store has checked the project: parse again for canonical form.
-      const project = parseUuid(entry.project_id);
-      const added = parseFixtures(document, {
-        knownProjectIds: project.ok && key !== "projects" ? [project.uuid] : [],
-      })[key][0]!;
+      const fixtures = resolveFixtures(
+        checkFixtures({ [key]: [entry] }),
+        (projectId) => store.hasProject(projectId),
+      );
+      await store.seed(fixtures);
+      const added = fixtures[key][0]!;
       if (key === "tokens") {
         const token = added as TokenFixture;
         tokens.set(token.token, token);
@@ -411,8 +395,12 @@ export function extendMockState<T extends object>(
   };
 }
 
+/**
+ * The fixtures, or the default project alone when they hold no project (then
+ * they hold nothing: every entry belongs to a project of the document).
+ */
 function withDefaultProject(fixtures: Fixtures): Fixtures {
   return fixtures.projects.length > 0
     ? fixtures
-    : { ...fixtures, projects: [DEFAULT_PROJECT] };
+    : parseFixtures({ projects: [DEFAULT_PROJECT] });
 }

@@ -55,6 +55,7 @@ export {
   type NewMcpIntegration,
   type NewProject,
   type NewToken,
+  type WithDefaults,
 } from "./mock_state.ts";
 export {
   type CallFixture,
@@ -62,8 +63,11 @@ export {
   FixturesError,
   type FixturesInput,
   type FlowFixture,
+  type HttpIntegrationFixture,
   type IntegrationFixture,
+  type McpIntegrationFixture,
   type ProjectFixture,
   type TokenFixture,
+  type ToolFixture,
 } from "../src/store/fixtures.ts";
 export type { Role, Trigger } from "../src/store/store.ts";

@@ -5,7 +5,7 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { hashToken } from "../src/sha256.ts";
+import { sha256Hex } from "../src/sha256.ts";
 
 /**
  * The migration files, in the order they apply. A new migration is a new file
@@ -60,8 +60,7 @@ export function loadMigrations(): Promise<Migration[]> {
     const sql = await readText(
       new URL(`./migrations/${file}`, import.meta.url),
     );
-    // The same lowercase hex SHA-256 that keeps tokens hashed.
-    return { file, version, sql, checksum: await hashToken(sql) };
+    return { file, version, sql, checksum: await sha256Hex(sql) };
   }));
 }
 

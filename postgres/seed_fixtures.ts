@@ -7,12 +7,13 @@
  */
 import type { Sql, TransactionSql } from "postgres";
 import {
+  checkFixtures,
   type Fixtures,
   type FixturesInput,
-  parseFixtures,
+  type ProjectReference,
+  resolveFixtures,
 } from "../src/store/fixtures.ts";
 import { hashToken } from "../src/sha256.ts";
-import { parseUuid } from "../src/validation/uuid.ts";
 
 /** Rows per statement: bounds each statement's size, whatever the document's. */
 const ROWS_PER_STATEMENT = 5_000;
@@ -21,8 +22,10 @@ const ROWS_PER_STATEMENT = 5_000;
  * Adds or replaces the records of a fixtures document, with the same meaning
  * as `MemoryStore.seed`: a call's messages, an integration's tools and tool
  * cache are replaced as a whole; entries may refer to projects the database
- * already holds. The document is checked before anything is written, and
- * everything is written in one transaction.
+ * already holds. The document is checked before anything is written (its
+ * references to projects it does not declare against the database), and
+ * everything is written in one transaction; fixtures from `parseFixtures` are
+ * not parsed again.
  *
  * @param sql A postgres.js pool on a migrated database.
  * @param input A fixtures document, any list left out.
@@ -45,9 +48,11 @@ export async function seedFixtures(
   input: FixturesInput | Fixtures,
 ): Promise<void> {
   await sql.begin(async (tx) => {
-    const fixtures = parseFixtures(input, {
-      knownProjectIds: await existingProjects(tx, input),
-    });
+    const check = checkFixtures(input);
+    const fixtures = resolveFixtures(
+      check,
+      await storedProjects(tx, check.references),
+    );
     await upsertProjects(tx, fixtures);
     await upsertTokens(tx, fixtures);
     await upsertCalls(tx, fixtures);
@@ -57,37 +62,19 @@ export async function seedFixtures(
 }
 
 /**
- * The projects the document refers to without declaring them that the
- * database already holds, read from the raw document (before it is checked)
- * so that the check may accept references to them. Projects the document
- * declares are left out: declaring one again updates it.
+ * Which of the projects that the document refers to without declaring them
+ * the database holds: one query, and none when there are no such references.
  */
-async function existingProjects(
+async function storedProjects(
   tx: TransactionSql,
-  input: unknown,
-): Promise<string[]> {
-  const document = typeof input === "object" && input !== null
-    ? input as Record<string, unknown>
-    : {};
-  const declared = new Set(projectIds(document.projects));
-  const candidates = ["tokens", "calls", "integrations", "flows"]
-    .flatMap((key) => projectIds(document[key]))
-    .filter((projectId) => !declared.has(projectId));
-  if (candidates.length === 0) return [];
+  references: readonly ProjectReference[],
+): Promise<(projectId: string) => boolean> {
+  if (references.length === 0) return () => false;
+  const projectIds = [...new Set(references.map((ref) => ref.projectId))];
   const rows = await tx<{ project_id: string }[]>`
-    SELECT project_id FROM projects
-    WHERE project_id = ANY(${[...new Set(candidates)]}::uuid[])`;
-  return rows.map((row) => row.project_id);
-}
-
-/** The well-formed `project_id`s of a list's entries, canonical. */
-function projectIds(list: unknown): string[] {
-  if (!Array.isArray(list)) return [];
-  return list.flatMap((entry: { project_id?: unknown } | null) => {
-    const id = entry?.project_id;
-    const parsed = typeof id === "string" ? parseUuid(id) : undefined;
-    return parsed?.ok ? [parsed.uuid] : [];
-  });
+    SELECT project_id FROM projects WHERE project_id = ANY(${projectIds}::uuid[])`;
+  const stored = new Set(rows.map((row) => row.project_id));
+  return (projectId) => stored.has(projectId);
 }
 
 async function upsertProjects(

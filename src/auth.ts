@@ -100,9 +100,9 @@ export function allows(role: Role, permission: Permission): boolean {
 }
 
 /**
- * Refuses a grant that lacks a permission: 403 `UNAUTHORIZED_ROLE`, except for
- * deleting integrations, which the spec answers with 403
- * `INTERNAL_SERVER_ERROR` and a message naming the missing permission.
+ * Refuses a grant that lacks a permission: 403 `UNAUTHORIZED_ROLE`. (The spec
+ * answers a refused integration delete otherwise: see
+ * `operations/delete_integration.ts`.)
  *
  * @throws {HttpError} 403 when the role lacks the permission.
  *
@@ -114,19 +114,12 @@ export function allows(role: Role, permission: Permission): boolean {
  * authorize({ projectId: "p", role: "owner" }, "integrations:delete"); // passes
  * assert.throws(
  *   () => authorize({ projectId: "p", role: "viewer" }, "workflows:test"),
- *   (error: { status: number }) => error.status === 403,
+ *   { status: 403, errorCode: "UNAUTHORIZED_ROLE" },
  * );
  * ```
  */
 export function authorize(grant: Grant, permission: Permission): void {
   if (allows(grant.role, permission)) return;
-  if (permission === "integrations:delete") {
-    throw new HttpError(
-      403,
-      "INTERNAL_SERVER_ERROR",
-      `Missing required permissions to delete integrations: ${permission}`,
-    );
-  }
   throw new HttpError(
     403,
     "UNAUTHORIZED_ROLE",

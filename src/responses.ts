@@ -8,10 +8,13 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { json } from "./responses.ts";
  *
- * json({ events: [] }).headers.get("content-type"); // "application/json"
- * json({}, 200, { "x-request-id": "r1" }).headers.get("x-request-id"); // "r1"
+ * const response = json({ events: [] }, 200, { "x-request-id": "r1" });
+ * assert.equal(response.headers.get("content-type"), "application/json");
+ * assert.equal(response.headers.get("x-request-id"), "r1");
+ * assert.equal(await response.text(), '{"events":[]}');
  * ```
  */
 export function json(
@@ -27,9 +30,13 @@ export function json(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { jsonText } from "./responses.ts";
  *
- * jsonText("[]").status; // 200
+ * const response = jsonText("[]", 201);
+ * assert.equal(response.status, 201);
+ * assert.equal(response.headers.get("content-type"), "application/json");
+ * assert.deepEqual(await response.json(), []);
  * ```
  */
 export function jsonText(

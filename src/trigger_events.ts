@@ -4,9 +4,8 @@
  *
  * @module
  */
-import { HttpError } from "./http_error.ts";
 import { nextFireTimes } from "./schedule.ts";
-import type { Flow, Store } from "./store/store.ts";
+import type { Store, Trigger } from "./store/store.ts";
 
 /** A sample event: any JSON object. */
 export type TriggerEvent = Record<string, unknown>;
@@ -17,8 +16,12 @@ export const SAMPLE_EVENT_COUNT = 3;
 /** The call id of the example event given when a project has no calls. */
 export const EXAMPLE_CALL_ID = "00000000-0000-0000-0000-000000000000";
 
+/** A trigger that starts its workflow: any kind but `EMPTY`. */
+export type ConfiguredTrigger = Exclude<Trigger, { type: "EMPTY" }>;
+
 /**
- * The sample events of a flow's trigger.
+ * The sample events of a trigger (an `EMPTY` one has none: the operation
+ * answers it with 400 `TRIGGER_NOT_CONFIGURED`).
  *
  * - `webhook`: its `sample_payload`, as the one event.
  * - `call_ended`: the project's latest calls, newest first, at most 3, as
@@ -26,20 +29,21 @@ export const EXAMPLE_CALL_ID = "00000000-0000-0000-0000-000000000000";
  *   are none.
  * - `schedule`: the next 3 fire times after `now` as `schedule.fired` events.
  *
- * @param flow The flow whose trigger runs.
+ * @param trigger The trigger to run.
+ * @param projectId The flow's project, where `call_ended` finds calls.
  * @param store Where `call_ended` finds calls.
  * @param now The current time.
  * @returns The events, for `{"events": [...]}`.
- * @throws {HttpError} 400 `TRIGGER_NOT_CONFIGURED` for an `EMPTY` trigger.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { sampleEvents } from "./trigger_events.ts";
+ * import { triggerEvents } from "./trigger_events.ts";
  * import { MemoryStore } from "./store/memory_store.ts";
  *
- * const events = await sampleEvents(
- *   { flowId: "f", projectId: "p", name: "Nightly", trigger: { type: "schedule", cron: "0 2 * * *", timezone: "UTC" } },
+ * const events = await triggerEvents(
+ *   { type: "schedule", cron: "0 2 * * *", timezone: "UTC" },
+ *   "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11",
  *   new MemoryStore(),
  *   new Date("2026-01-01T12:00:00Z"),
  * );
@@ -49,23 +53,17 @@ export const EXAMPLE_CALL_ID = "00000000-0000-0000-0000-000000000000";
  * });
  * ```
  */
-export async function sampleEvents(
-  flow: Flow,
+export async function triggerEvents(
+  trigger: ConfiguredTrigger,
+  projectId: string,
   store: Store,
   now: Date,
 ): Promise<TriggerEvent[]> {
-  const trigger = flow.trigger;
   switch (trigger.type) {
-    case "EMPTY":
-      throw new HttpError(
-        400,
-        "TRIGGER_NOT_CONFIGURED",
-        `Flow ${flow.flowId} has no trigger configured`,
-      );
     case "webhook":
       return [trigger.sample_payload];
     case "call_ended": {
-      const calls = await store.recentCalls(flow.projectId, SAMPLE_EVENT_COUNT);
+      const calls = await store.recentCalls(projectId, SAMPLE_EVENT_COUNT);
       if (calls.length === 0) {
         return [{
           event: "call.ended",

@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { allows, authenticate, authorize } from "../src/auth.ts";
+import { authorizeDelete } from "../src/operations/delete_integration.ts";
 import { HttpError } from "../src/http_error.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { ROLES } from "../src/store/store.ts";
@@ -69,13 +70,21 @@ describe("the role table", () => {
     });
   });
 
+  it("refuses a missing permission with 403 UNAUTHORIZED_ROLE", () => {
+    authorize({ projectId: PROJECT, role: "member" }, "workflows:test");
+    assert.throws(
+      () => authorize({ projectId: PROJECT, role: "viewer" }, "workflows:test"),
+      (error: unknown) =>
+        error instanceof HttpError && error.status === 403 &&
+        error.errorCode === "UNAUTHORIZED_ROLE" &&
+        error.message ===
+          "Role 'viewer' is not allowed to perform this operation",
+    );
+  });
+
   it("answers a refused delete with the spec's INTERNAL_SERVER_ERROR row", () => {
     assert.throws(
-      () =>
-        authorize(
-          { projectId: PROJECT, role: "member" },
-          "integrations:delete",
-        ),
+      () => authorizeDelete({ projectId: PROJECT, role: "member" }),
       (error: unknown) =>
         error instanceof HttpError && error.status === 403 &&
         error.errorCode === "INTERNAL_SERVER_ERROR" &&

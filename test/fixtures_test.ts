@@ -11,10 +11,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import {
+  checkFixtures,
   type Fixtures,
   FixturesError,
   parseFixtures,
   parseTrigger,
+  resolveFixtures,
 } from "../src/store/fixtures.ts";
 import { describeTokens, readFixturesFile } from "../server/_fixtures_file.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
@@ -563,6 +565,76 @@ describe("parseFixtures refuses a broken document with the offending path", () =
           d.flows[0].name = "";
         })),
       "calls[0].call_id",
+    );
+  });
+});
+
+describe("checkFixtures", () => {
+  it("lists references to undeclared projects, in document order", () => {
+    const check = checkFixtures({
+      projects: [{ project_id: ACME, name: "Acme" }],
+      tokens: [
+        { token: "a", project_id: ACME, role: "owner" },
+        { token: "g", project_id: GLOBEX.toUpperCase(), role: "owner" },
+      ],
+      calls: [{
+        call_id: CALL,
+        project_id: GLOBEX,
+        created_at: "2026-03-01T10:00:00Z",
+        messages: [],
+      }],
+    });
+    assert.ok(check.ok);
+    assert.deepEqual(check.references, [
+      { path: "tokens[1]", projectId: GLOBEX },
+      { path: "calls[0]", projectId: GLOBEX },
+    ]);
+    assert.equal(resolveFixtures(check, (id) => id === GLOBEX), check.fixtures);
+    assertRefused(
+      () => resolveFixtures(check, () => false),
+      "tokens[1].project_id",
+    );
+  });
+
+  it("keeps the references met before a format problem", () => {
+    const check = checkFixtures({
+      tokens: [{ token: "g", project_id: GLOBEX, role: "owner" }],
+      calls: [{ call_id: CALL, project_id: GLOBEX, created_at: "x" }],
+    });
+    assert.equal(check.ok, false);
+    assert.deepEqual(check.references, [
+      { path: "tokens[0]", projectId: GLOBEX },
+      { path: "calls[0]", projectId: GLOBEX },
+    ]);
+    assertRefused(
+      () => resolveFixtures(check, () => false),
+      "tokens[0].project_id",
+    );
+    assertRefused(
+      () => resolveFixtures(check, () => true),
+      "calls[0].created_at",
+    );
+  });
+
+  it("does not check again what it returned, nor what parseFixtures did", () => {
+    const parsed = parseFixtures(
+      { tokens: [{ token: "g", project_id: GLOBEX, role: "owner" }] },
+      { knownProjectIds: [GLOBEX] },
+    );
+    const check = checkFixtures(parsed);
+    assert.ok(check.ok);
+    assert.equal(check.fixtures, parsed);
+    assert.deepEqual(check.references, [{
+      path: "tokens[0]",
+      projectId: GLOBEX,
+    }]);
+    assert.equal(parseFixtures(parsed, { knownProjectIds: [GLOBEX] }), parsed);
+    // A copy is a new document, checked anew.
+    const copy: Doc = structuredClone(parsed);
+    copy.tokens[0].role = "root";
+    assertRefused(
+      () => parseFixtures(copy, { knownProjectIds: [GLOBEX] }),
+      "tokens[0].role",
     );
   });
 });

@@ -9,7 +9,7 @@ import {
   type Migration,
   MIGRATION_FILES,
 } from "../postgres/mod.ts";
-import { hashToken } from "../src/sha256.ts";
+import { hashToken, sha256Hex } from "../src/sha256.ts";
 import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
 
 const P = "5c000000-0000-4000-8000-000000000001";
@@ -133,7 +133,7 @@ describe("Postgres schema and migrations", () => {
       // Slow enough that both runs overlap without the lock.
       sql: "SELECT pg_sleep(0.3); CREATE TABLE probe (n int); " +
         "INSERT INTO probe VALUES (1);",
-      checksum: await hashToken("probe"),
+      checksum: await sha256Hex("probe"),
     };
     const migrations = [...await loadMigrations(), probe];
     const pools = [1, 2].map(() => connectPostgres(harness.db.url, { max: 1 }));
@@ -158,7 +158,7 @@ describe("Postgres schema and migrations", () => {
       file: "9002_broken.sql",
       version: "9002",
       sql: "CREATE TABLE half_done (n int); SELECT 1 / 0;",
-      checksum: await hashToken("broken"),
+      checksum: await sha256Hex("broken"),
     };
     await assert.rejects(
       migrate(harness.sql, { migrations: [...await loadMigrations(), broken] }),
@@ -176,7 +176,7 @@ describe("Postgres schema and migrations", () => {
     await assert.rejects(
       migrate(harness.sql, {
         migrations: [
-          { ...first!, checksum: await hashToken("edited") },
+          { ...first!, checksum: await sha256Hex("edited") },
           ...rest,
         ],
       }),

@@ -11,6 +11,7 @@ import {
   type Fixtures,
   FixturesError,
   type FixturesInput,
+  parseFixtures,
 } from "../src/store/fixtures.ts";
 import type { Store, TranscriptChunk } from "../src/store/store.ts";
 import { hashToken } from "../src/sha256.ts";
@@ -616,6 +617,66 @@ export function runStoreContract(
             await store.findGrant(await hashToken("orphan")),
             undefined,
           );
+        }));
+
+      it("names the first problem in document order, projects looked up", () =>
+        withStore(async (store) => {
+          const badDate = {
+            call_id: call(11),
+            project_id: B,
+            created_at: "yesterday",
+            messages: [],
+          };
+          const refused = async (document: unknown, path: string) => {
+            await assert.rejects(
+              store.seed(document as FixturesInput),
+              (error: unknown) =>
+                error instanceof FixturesError && error.path === path,
+            );
+          };
+          // A stored project resolves: the format problem after it is named.
+          await refused(
+            {
+              tokens: [{ token: "first", project_id: B, role: "owner" }],
+              calls: [badDate],
+            },
+            "calls[0].created_at",
+          );
+          // An unknown project comes first: it is named, not the later one.
+          await refused(
+            {
+              tokens: [{ token: "first", project_id: B, role: "owner" }],
+              calls: [{ ...badDate, project_id: id("0e", 0) }],
+            },
+            "calls[0].project_id",
+          );
+          assert.equal(
+            await store.findGrant(await hashToken("first")),
+            undefined,
+          );
+        }));
+
+      it("looks up the projects that parsed fixtures refer to", () =>
+        withStore(async (store) => {
+          const token = (project_id: string) => ({
+            tokens: [{ token: "parsed", project_id, role: "viewer" as const }],
+          });
+          const elsewhere = id("0e", 0);
+          await assert.rejects(
+            store.seed(
+              parseFixtures(token(elsewhere), {
+                knownProjectIds: [elsewhere],
+              }),
+            ),
+            (error: unknown) =>
+              error instanceof FixturesError &&
+              error.path === "tokens[0].project_id",
+          );
+          await store.seed(parseFixtures(token(B), { knownProjectIds: [B] }));
+          assert.deepEqual(await store.findGrant(await hashToken("parsed")), {
+            projectId: B,
+            role: "viewer",
+          });
         }));
     });
   });

@@ -30,5 +30,28 @@ export interface OperationContext {
   headers?: Readonly<Record<string, string>>;
 }
 
-/** An operation: one endpoint's work. */
+/**
+ * An operation: one endpoint's work.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Operation } from "./context.ts";
+ * import { json } from "../responses.ts";
+ * import { MemoryStore } from "../store/memory_store.ts";
+ *
+ * const hello: Operation = ({ params, headers }) =>
+ *   Promise.resolve(json({ hello: params.name }, 200, headers));
+ * const response = await hello({
+ *   request: new Request("http://x/hello/Ada"),
+ *   params: { name: "Ada" },
+ *   store: new MemoryStore(),
+ *   now: () => new Date(),
+ *   reportError: console.error,
+ *   headers: { "x-request-id": "r1" },
+ * });
+ * assert.deepEqual(await response.json(), { hello: "Ada" });
+ * assert.equal(response.headers.get("x-request-id"), "r1");
+ * ```
+ */
 export type Operation = (context: OperationContext) => Promise<Response>;

@@ -3,10 +3,44 @@
  *
  * @module
  */
-import { authenticate, authorize } from "../auth.ts";
+import { allows, authenticate } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
+import type { Grant } from "../store/store.ts";
 import { parsePathUuid } from "../validation/path_params.ts";
 import type { OperationContext } from "./context.ts";
+
+/**
+ * Refuses a grant whose role may not delete integrations as the spec does: 403
+ * with the error code `INTERNAL_SERVER_ERROR` (not `UNAUTHORIZED_ROLE`) and a
+ * message naming the missing permission.
+ *
+ * @param grant The request's project and role.
+ * @throws {HttpError} 403 `INTERNAL_SERVER_ERROR` when the role lacks
+ * `integrations:delete`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { authorizeDelete } from "./delete_integration.ts";
+ *
+ * authorizeDelete({ projectId: "p", role: "admin" }); // passes
+ * assert.throws(() => authorizeDelete({ projectId: "p", role: "member" }), {
+ *   status: 403,
+ *   errorCode: "INTERNAL_SERVER_ERROR",
+ *   message: "Missing required permissions to delete integrations: " +
+ *     "integrations:delete",
+ * });
+ * ```
+ */
+export function authorizeDelete(grant: Grant): void {
+  const permission = "integrations:delete";
+  if (allows(grant.role, permission)) return;
+  throw new HttpError(
+    403,
+    "INTERNAL_SERVER_ERROR",
+    `Missing required permissions to delete integrations: ${permission}`,
+  );
+}
 
 /**
  * Deletes the integration with its HTTP tools and its MCP tool cache: 204, or
@@ -38,7 +72,7 @@ export async function deleteIntegration(
     "integration_id",
     params.integration_id!,
   );
-  authorize(grant, "integrations:delete");
+  authorizeDelete(grant);
 
   if (!await store.deleteIntegration(grant.projectId, integrationId)) {
     return HttpError.respond(

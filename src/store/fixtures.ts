@@ -148,8 +148,132 @@ export class FixturesError extends Error {
 }
 
 /**
+ * An entry's reference to a project that its document does not declare:
+ * whether the project exists is for the store being seeded to say.
+ */
+export interface ProjectReference {
+  /** The referring entry, e.g. `tokens[0]`. */
+  path: string;
+  /** The project's id, lowercase hyphenated. */
+  projectId: string;
+}
+
+/**
+ * A fixtures document checked for its format, with its references to projects
+ * it does not declare left open: the canonical fixtures, or the first format
+ * problem and the references met before it (which precede it in the order the
+ * document is checked, so an unknown one among them is reported first).
+ */
+export type FixturesCheck =
+  | { ok: true; fixtures: Fixtures; references: ProjectReference[] }
+  | { ok: false; error: FixturesError; references: ProjectReference[] };
+
+/**
+ * The values this module returned as checked, with their open references: a
+ * store seeded with one resolves its references and does not parse it again.
+ * The contract is that a checked value is not changed afterwards (change a
+ * copy, which is checked anew).
+ */
+const checked = new WeakMap<object, ProjectReference[]>();
+
+/**
+ * Checks a fixtures document's format in one pass and lists its references to
+ * projects it does not declare instead of refusing them, so that a store can
+ * look those up ({@linkcode resolveFixtures}). A value that this module
+ * returned is not checked again: its check is remembered.
+ *
+ * @param input The parsed JSON of a fixtures document, or checked fixtures.
+ * @returns The canonical fixtures or the first format problem, with the open
+ * project references.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkFixtures } from "./fixtures.ts";
+ *
+ * const check = checkFixtures({
+ *   tokens: [{
+ *     token: "t",
+ *     project_id: "0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11",
+ *     role: "owner",
+ *   }],
+ * });
+ * assert.ok(check.ok);
+ * assert.deepEqual(check.references, [
+ *   { path: "tokens[0]", projectId: "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11" },
+ * ]);
+ * const again = checkFixtures(check.fixtures);
+ * assert.ok(again.ok);
+ * assert.equal(again.fixtures, check.fixtures); // remembered, not parsed again
+ * ```
+ */
+export function checkFixtures(input: unknown): FixturesCheck {
+  const known = typeof input === "object" && input !== null
+    ? checked.get(input)
+    : undefined;
+  if (known !== undefined) {
+    return { ok: true, fixtures: input as Fixtures, references: known };
+  }
+  const references: ProjectReference[] = [];
+  try {
+    const fixtures = parse(input, references);
+    checked.set(fixtures, references);
+    return { ok: true, fixtures, references };
+  } catch (error) {
+    if (error instanceof FixturesError) return { ok: false, error, references };
+    throw error;
+  }
+}
+
+/**
+ * The checked fixtures, once the projects they refer to without declaring
+ * them are known; otherwise the first problem in the order the document is
+ * checked, as {@linkcode parseFixtures} reports it.
+ *
+ * @param check What {@linkcode checkFixtures} returned.
+ * @param isKnownProject Whether a project (lowercase hyphenated id) exists.
+ * @returns The canonical fixtures.
+ * @throws {FixturesError} naming the first offending path.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkFixtures, FixturesError, resolveFixtures } from "./fixtures.ts";
+ *
+ * const project_id = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
+ * const check = checkFixtures({
+ *   tokens: [{ token: "t", project_id, role: "owner" }],
+ * });
+ * assert.equal(resolveFixtures(check, (id) => id === project_id).tokens.length, 1);
+ * assert.throws(
+ *   () => resolveFixtures(check, () => false),
+ *   (error) =>
+ *     error instanceof FixturesError && error.path === "tokens[0].project_id",
+ * );
+ * ```
+ */
+export function resolveFixtures(
+  check: FixturesCheck,
+  isKnownProject: (projectId: string) => boolean,
+): Fixtures {
+  const unknown = check.references.find(({ projectId }) =>
+    !isKnownProject(projectId)
+  );
+  if (unknown !== undefined) {
+    throw new FixturesError(
+      `${unknown.path}.project_id`,
+      `unknown project ${JSON.stringify(unknown.projectId)}`,
+    );
+  }
+  if (!check.ok) throw check.error;
+  return check.fixtures;
+}
+
+/**
  * Checks a fixtures document and returns it in canonical form: UUIDs
  * lowercase hyphenated, every list present, `created_at` in ISO 8601 UTC.
+ * The result is trusted as checked: seeding a store with it does not parse
+ * it again, so change a copy of it, not it.
  *
  * @param input The parsed JSON of a fixtures file.
  * @param options Projects that exist already, for adding to a seeded store.
@@ -174,6 +298,18 @@ export function parseFixtures(
   input: unknown,
   options: ParseFixturesOptions = {},
 ): Fixtures {
+  const known = new Set(options.knownProjectIds);
+  return resolveFixtures(
+    checkFixtures(input),
+    (projectId) => known.has(projectId),
+  );
+}
+
+/**
+ * The format check proper: throws the first format problem and records each
+ * reference to a project the document does not declare.
+ */
+function parse(input: unknown, references: ProjectReference[]): Fixtures {
   const root = object(input, "fixtures");
   const declaredProjectIds = new Set<string>();
   const projects = list(root, "projects", "").map((item, i) => {
@@ -186,11 +322,14 @@ export function parseFixtures(
     );
     return { project_id, name: text(entry, "name", path) };
   });
-  // Entries may refer to projects of this document or already stored ones.
-  const projectIds = new Set([
-    ...options.knownProjectIds ?? [],
-    ...declaredProjectIds,
-  ]);
+  /** An entry's project: one of this document's, or one left open. */
+  const projectRef = (entry: JsonObject, path: string): string => {
+    const projectId = uuid(entry, "project_id", path);
+    if (!declaredProjectIds.has(projectId)) {
+      references.push({ path, projectId });
+    }
+    return projectId;
+  };
 
   const tokenSet = new Set<string>();
   const tokens = list(root, "tokens", "").map((item, i) => {
@@ -199,7 +338,7 @@ export function parseFixtures(
     const token = unique(text(entry, "token", path), tokenSet, path, "token");
     return {
       token,
-      project_id: projectRef(entry, path, projectIds),
+      project_id: projectRef(entry, path),
       role: role(entry, path),
     };
   });
@@ -210,7 +349,7 @@ export function parseFixtures(
     const entry = object(item, path);
     return {
       call_id: unique(uuid(entry, "call_id", path), callIds, path),
-      project_id: projectRef(entry, path, projectIds),
+      project_id: projectRef(entry, path),
       created_at: timestamp(entry, "created_at", path),
       messages: list(entry, "messages", `${path}.`).map((message, m) =>
         object(message, `${path}.messages[${m}]`)
@@ -230,7 +369,7 @@ export function parseFixtures(
           integrationIds,
           path,
         ),
-        project_id: projectRef(entry, path, projectIds),
+        project_id: projectRef(entry, path),
         name: text(entry, "name", path),
       };
       const kind = entry.kind;
@@ -274,7 +413,7 @@ export function parseFixtures(
     const entry = object(item, path);
     return {
       flow_id: unique(uuid(entry, "flow_id", path), flowIds, path),
-      project_id: projectRef(entry, path, projectIds),
+      project_id: projectRef(entry, path),
       name: text(entry, "name", path),
       trigger: trigger(entry.trigger, `${path}.trigger`),
     };
@@ -386,21 +525,6 @@ function unique(
   }
   seen.add(value);
   return value;
-}
-
-function projectRef(
-  entry: JsonObject,
-  path: string,
-  projectIds: Set<string>,
-): string {
-  const projectId = uuid(entry, "project_id", path);
-  if (!projectIds.has(projectId)) {
-    throw new FixturesError(
-      `${path}.project_id`,
-      `unknown project ${JSON.stringify(projectId)}`,
-    );
-  }
-  return projectId;
 }
 
 function role(entry: JsonObject, path: string): Role {

@@ -4,9 +4,10 @@
  * @module
  */
 import {
+  checkFixtures,
   type Fixtures,
   type FixturesInput,
-  parseFixtures,
+  resolveFixtures,
   type TokenFixture,
   type ToolFixture,
 } from "./fixtures.ts";
@@ -72,16 +73,17 @@ export class MemoryStore implements Store {
 
   /**
    * Adds or replaces the records of a fixtures document (checked whole first:
-   * a bad document changes nothing). Entries may refer to projects the store
-   * already holds.
+   * a bad document changes nothing; fixtures from `parseFixtures` are not
+   * parsed again). Entries may refer to projects the store already holds.
    *
    * @param input Fixtures, any list left out.
    * @throws {FixturesError} naming the first offending path.
    */
   async seed(input: FixturesInput | Fixtures): Promise<void> {
-    const fixtures = parseFixtures(input, {
-      knownProjectIds: this.#projects.keys(),
-    });
+    const fixtures = resolveFixtures(
+      checkFixtures(input),
+      (projectId) => this.#projects.has(projectId),
+    );
     const tokenHashes = await Promise.all(
       fixtures.tokens.map(({ token }) => hashToken(token)),
     );
@@ -127,7 +129,8 @@ export class MemoryStore implements Store {
         flowId: flow.flow_id,
         projectId: flow.project_id,
         name: flow.name,
-        trigger: flow.trigger,
+        // The store's own copy, as for every other record.
+        trigger: { ...flow.trigger },
       });
     }
   }
@@ -174,6 +177,24 @@ export class MemoryStore implements Store {
       (tool) => JSON.parse(tool) as Record<string, unknown>,
     );
     return { tools, cachedTools };
+  }
+
+  /**
+   * Whether the store holds a project.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { MemoryStore } from "./memory_store.ts";
+   *
+   * const store = new MemoryStore();
+   * const project_id = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
+   * await store.seed({ projects: [{ project_id, name: "Acme" }] });
+   * assert.equal(store.hasProject(project_id), true);
+   * ```
+   */
+  hasProject(projectId: string): boolean {
+    return this.#projects.has(projectId);
   }
 
   /** Whether the store holds an integration, whatever its project. */
