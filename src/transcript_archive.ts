@@ -102,8 +102,8 @@ async function writeArchive(
   // CompressionStream: the same bytes on every runtime, and on Node 1.09x
   // Info-ZIP's `zip -6` time end to end against 1.76x for the native stream,
   // whose cost is per entry (bench/README.md). Level 3, not 5: zlib's fast
-  // strategy, 15-30 % less time for 8 % more bytes, which brings the export
-  // under `zip -6` on Deno and Bun and within 1.3x on Node.
+  // strategy, 13-39 % less time end to end for 8 % more bytes, which brings
+  // the export under `zip -6` on Deno and Bun and within 1.3x on Node.
   // Workers are off: sequential entries gain nothing, and idle workers kept
   // Deno and Bun processes alive.
   const zip = new ZipWriter(writable, {
