@@ -28,7 +28,7 @@ const encoder = new TextEncoder();
 configure({ maxWorkers: Number.MAX_SAFE_INTEGER });
 
 /** The deflate level of every entry (zlib's scale: 1 fastest, 9 smallest). */
-const DEFLATE_LEVEL = 5;
+const DEFLATE_LEVEL = 3;
 
 /** About how many characters of JSON are encoded and deflated at a time. */
 const PIECE_LENGTH = 64 * 1024;
@@ -100,11 +100,12 @@ async function writeArchive(
   rest: AsyncIterator<TranscriptChunk>,
   { lastModified }: TranscriptArchiveOptions,
 ): Promise<void> {
-  // zip.js's own deflate rather than CompressionStream: the same bytes on every
-  // runtime, 21 % smaller than Deno's and Bun's native output on transcripts,
-  // and half the time per small archive on Node and Deno (bench/README).
-  // Level 5, not 6: 40 % less time on every runtime for 9 % more bytes, which
-  // brings a large export under Info-ZIP's `zip -6` time (bench/README.md).
+  // zip.js's own deflate (its JavaScript zlib port) rather than the native
+  // CompressionStream: the same bytes on every runtime, and on Node 1.09x
+  // Info-ZIP's `zip -6` time end to end against 1.76x for the native stream,
+  // whose cost is per entry (bench/README.md). Level 3, not 5: zlib's fast
+  // strategy, 13-39 % less time end to end for 8 % more bytes, which brings
+  // the export under `zip -6` on Deno and Bun and within 1.3x on Node.
   // Workers are off: sequential entries gain nothing, and idle workers kept
   // Deno and Bun processes alive.
   const zip = new ZipWriter(writable, {

@@ -1,0 +1,179 @@
+/**
+ * The export's deflate codecs side by side, in process, without HTTP: the
+ * seconds zip.js takes to write the 500 entries of the bench data (as the
+ * export writes them: level 5, no workers, entries streamed) with
+ *
+ * - `zlibjs`: zip.js's `zip-core-native` entry, its pure-JavaScript zlib port
+ *   (what the export uses: it never fetches);
+ * - `native`: the same entry with the runtime's `CompressionStream` (at the
+ *   runtime's own level: zip.js uses its own codec for any level but 6);
+ * - `wasm`: zip.js's default entry, its WebAssembly zlib, which instantiates
+ *   its module by `fetch()`ing a `data:` URL (no entry of the package loads it
+ *   otherwise, so the export cannot use it; measured for reference).
+ *
+ * Each codec runs in a process of its own (the entries share zip.js's global
+ * configuration), in alternating order from round to round; each process
+ * writes the archive once to warm up, then `BENCH_REPEATS` (default 3) times,
+ * and reports its median. Every archive is checked by `unzip -t`. A codec
+ * name may end in `@level` (`zlibjs@3`).
+ *
+ * Run: `node bench/export_codecs.ts`. `BENCH_MESSAGES` (default 200),
+ * `BENCH_ROUNDS` (default 2), `BENCH_RUNTIMES` (default `node,deno,bun`),
+ * `BENCH_CODECS` (default `zlibjs,native,wasm`), `BENCH_LEVEL` (default 5).
+ *
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { benchData, CALLS, MESSAGES } from "./export_data.ts";
+import { median } from "./hot_path.ts";
+
+const LEVEL = Number(process.env.BENCH_LEVEL ?? 5);
+const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+
+interface Writer {
+  add(name: string, reader: ReadableStream<Uint8Array>): Promise<unknown>;
+  close(): Promise<unknown>;
+}
+type WriterClass = new (
+  writable: WritableStream<Uint8Array>,
+  options: Record<string, unknown>,
+) => Writer;
+
+async function writerFor(codec: string): Promise<[WriterClass, boolean]> {
+  codec = codec.split("@")[0]!;
+  if (codec === "wasm") {
+    const zip = await import("@zip.js/zip.js");
+    zip.configure({ maxWorkers: Number.MAX_SAFE_INTEGER });
+    return [zip.ZipWriter as unknown as WriterClass, false];
+  }
+  const zip = await import("@zip.js/zip.js/lib/zip-core-native.js");
+  zip.configure({ maxWorkers: Number.MAX_SAFE_INTEGER });
+  return [zip.ZipWriter as unknown as WriterClass, codec === "native"];
+}
+
+/** One archive of the entries, written into memory; its bytes. */
+async function archive(
+  ZipWriter: WriterClass,
+  useCompressionStream: boolean,
+  level: number | undefined,
+  entries: string[][],
+): Promise<Uint8Array> {
+  const parts: Uint8Array<ArrayBuffer>[] = [];
+  const zip = new ZipWriter(
+    new WritableStream<Uint8Array<ArrayBuffer>>({
+      write: (part) => void parts.push(part),
+    }),
+    { useWebWorkers: false, useCompressionStream, level },
+  );
+  const encoder = new TextEncoder();
+  for (const [index, messages] of entries.entries()) {
+    let i = 0;
+    await zip.add(
+      `${index}.json`,
+      new ReadableStream<Uint8Array>({
+        pull(controller) {
+          if (i > messages.length) return controller.close();
+          // 64 K characters at a time, as the export's pieces.
+          let text = i === 0 ? "[" : ",";
+          const start = i;
+          while (i < messages.length && text.length < 65536) {
+            text += (i > start ? "," : "") + messages[i];
+            i += 1;
+          }
+          if (i === messages.length) {
+            text += "]";
+            i += 1;
+          }
+          controller.enqueue(encoder.encode(text));
+        },
+      }),
+    );
+  }
+  await zip.close();
+  return new Uint8Array(await new Blob(parts).arrayBuffer());
+}
+
+async function child(codec: string): Promise<void> {
+  const { fixtures } = benchData();
+  const entries = (fixtures.calls ?? []).map((call) =>
+    (call.messages ?? []).map((message) => JSON.stringify(message))
+  );
+  const [ZipWriter, native] = await writerFor(codec);
+  // zip.js passes a level other than 6 to its own codec only: the native
+  // stream has no level (each runtime's default).
+  const level = native ? undefined : Number(codec.split("@")[1] ?? LEVEL);
+  const bytes = await archive(ZipWriter, native, level, entries);
+  const times: number[] = [];
+  for (let i = 0; i < REPEATS; i += 1) {
+    const started = performance.now();
+    await archive(ZipWriter, native, level, entries);
+    times.push((performance.now() - started) / 1000);
+  }
+  writeFileSync(process.env.BENCH_OUTPUT!, bytes);
+  console.log(JSON.stringify({ seconds: median(times), bytes: bytes.length }));
+}
+
+const COMMANDS: Record<string, string[]> = {
+  node: ["node"],
+  deno: ["deno", "run", "-A"],
+  bun: ["bun"],
+};
+
+function main(): void {
+  const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
+  const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
+  const codecs = (process.env.BENCH_CODECS ?? "zlibjs,native,wasm").split(",");
+  const work = mkdtempSync(join(tmpdir(), "export-codecs-"));
+  const output = join(work, "out.zip");
+  const seconds = new Map<string, number[]>();
+  const sizes = new Map<string, number>();
+  try {
+    for (let round = 0; round < rounds; round += 1) {
+      for (const runtime of runtimes) {
+        const order = round % 2 === 0 ? codecs : [...codecs].reverse();
+        for (const codec of order) {
+          const [command, ...args] = COMMANDS[runtime]!;
+          const result = JSON.parse(
+            execFileSync(
+              join("node_modules", ".bin", command!),
+              [...args, "bench/export_codecs.ts", codec],
+              {
+                encoding: "utf8",
+                env: { ...process.env, BENCH_OUTPUT: output },
+                stdio: ["ignore", "pipe", "inherit"],
+              },
+            ),
+          );
+          execFileSync("unzip", ["-tq", output], { stdio: "pipe" });
+          const key = `${runtime} ${codec}`;
+          seconds.set(key, [...(seconds.get(key) ?? []), result.seconds]);
+          sizes.set(key, result.bytes);
+          console.error(key, result);
+        }
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+  console.log(
+    `${CALLS} entries of ${MESSAGES} messages; seconds per archive (median), MiB\n`,
+  );
+  console.log(`| codec | ${runtimes.join(" | ")} |`);
+  console.log(`| --- | ${runtimes.map(() => "---").join(" | ")} |`);
+  for (const codec of codecs) {
+    const cells = runtimes.map((runtime) => {
+      const key = `${runtime} ${codec}`;
+      return `${median(seconds.get(key)!).toFixed(2)} s, ${
+        (sizes.get(key)! / 1024 / 1024).toFixed(2)
+      }`;
+    });
+    console.log(`| ${codec} | ${cells.join(" | ")} |`);
+  }
+}
+
+if (process.argv[2] === undefined) main();
+else await child(process.argv[2]);
