@@ -18,7 +18,7 @@
  */
 import process from "node:process";
 import { transcriptArchive } from "../src/transcript_archive.ts";
-import type { TranscriptChunk } from "../src/store.ts";
+import type { TranscriptChunk } from "../src/store/store.ts";
 import { benchData, MESSAGES } from "./export_data.ts";
 
 const GC_EVERY = Number(process.env.BENCH_GC_EVERY ?? 0);
