@@ -42,17 +42,19 @@ import type { OperationContext } from "./context.ts";
  * );
  * ```
  */
-export async function sampleEvents(
+export function sampleEvents(
   flow: Flow,
   store: Store,
   now: Date,
 ): Promise<TriggerEvent[]> {
   const { trigger } = flow;
   if (trigger.type === "EMPTY") {
-    throw new HttpError(
-      400,
-      "TRIGGER_NOT_CONFIGURED",
-      `Flow ${flow.flowId} has no trigger configured`,
+    return Promise.reject(
+      new HttpError(
+        400,
+        "TRIGGER_NOT_CONFIGURED",
+        `Flow ${flow.flowId} has no trigger configured`,
+      ),
     );
   }
   return triggerEvents(trigger, flow.projectId, store, now);
