@@ -25,7 +25,7 @@ import { type Fault, type FaultRule, FaultSet } from "./faults.ts";
 import { instrument } from "./instrument.ts";
 import { type JournalEntry, RequestJournal } from "./journal.ts";
 import type { Role, Trigger } from "../src/store/store.ts";
-import { parseUuid } from "../src/validation/uuid.ts";
+import { parseUuid } from "../src/validation/mod.ts";
 
 /** The project the mock adds when its fixtures hold none. */
 export const DEFAULT_PROJECT: ProjectFixture = {

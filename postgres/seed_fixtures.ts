@@ -12,7 +12,7 @@ import {
   parseFixtures,
 } from "../src/store/fixtures.ts";
 import { hashToken } from "../src/sha256.ts";
-import { parseUuid } from "../src/validation/uuid.ts";
+import { parseUuid } from "../src/validation/mod.ts";
 
 /** Rows per statement: bounds each statement's size, whatever the document's. */
 const ROWS_PER_STATEMENT = 5_000;
