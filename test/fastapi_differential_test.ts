@@ -2,8 +2,8 @@
  * The differential check against FastAPI, small and bounded: runs
  * `scripts/fastapi_differential.py` (the edge cases and a few dozen generated
  * bodies and path segments) against the mock server under the runtime running
- * this file. Skipped without a Python that has fastapi, pydantic, httpx and
- * hypothesis: `FASTAPI_PYTHON` names one (default `python3`).
+ * this file. Skipped without a Python that has fastapi, pydantic, httpx,
+ * hypothesis and uvicorn: `FASTAPI_PYTHON` names one (default `python3`).
  *
  * @module
  */
@@ -20,12 +20,12 @@ const SCRIPT = fileURLToPath(
 
 const probe = spawnSync(PYTHON, [
   "-c",
-  "import fastapi, pydantic, httpx, hypothesis",
+  "import fastapi, pydantic, httpx, hypothesis, uvicorn",
 ], { stdio: "ignore", timeout: 30_000 });
 const missing = probe.error !== undefined
   ? `no ${PYTHON} to run FastAPI`
   : probe.status !== 0 &&
-    `${PYTHON} lacks fastapi, pydantic, httpx or hypothesis (FASTAPI_PYTHON)`;
+    `${PYTHON} lacks fastapi, pydantic, httpx, hypothesis or uvicorn (FASTAPI_PYTHON)`;
 
 /** Runs the script to its end, killed after 90 s. */
 function runScript(

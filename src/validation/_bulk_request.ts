@@ -284,17 +284,13 @@ function isJsonContentType(contentType: string | null): boolean {
 function firstHeaderValue(value: string): string {
   let quoted = false;
   for (let index = 0; index < value.length; index += 1) {
-    const code = value.charCodeAt(index);
-    if (quoted && code === BACKSLASH) index += 1;
-    else if (code === QUOTE) quoted = !quoted;
-    else if (code === COMMA && !quoted) return value.slice(0, index);
+    const character = value[index];
+    if (quoted && character === "\\") index += 1;
+    else if (character === '"') quoted = !quoted;
+    else if (character === "," && !quoted) return value.slice(0, index);
   }
   return value;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
 
 /**
  * A non-JSON body is validated as bytes, and `jsonable_encoder` echoes them
