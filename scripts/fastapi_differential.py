@@ -502,7 +502,9 @@ def main() -> None:
     parser.add_argument("--verbose", action="store_true",
                         help="print every case that is neither identical nor accepted")
     parser.add_argument("--over", choices=["http", "testclient"], default="http",
-                        help="reach FastAPI over HTTP (uvicorn) or in process")
+                        help="reach FastAPI over HTTP (uvicorn, the default) or in "
+                        "process (TestClient, which decodes paths twice: %%25 "
+                        "in a path differs)")
     parser.add_argument("--save", type=argparse.FileType("w"),
                         help="write each differing case to this file (JSON lines)")
     args = parser.parse_args()
