@@ -495,8 +495,11 @@ def main() -> None:
                         help="generated bulk bodies (default 1000)")
     parser.add_argument("--path-examples", type=int, default=300,
                         help="generated path segments (default 300)")
-    parser.add_argument("--runtime", default="node",
-                        help="node, deno or bun, or a path to one (default node)")
+    local_node = ROOT / "node_modules" / ".bin" / "node"
+    parser.add_argument("--runtime",
+                        default=str(local_node) if local_node.exists() else "node",
+                        help="node, deno or bun, or a path to one (default: "
+                        "the project's node_modules/.bin/node, else node)")
     parser.add_argument("--show", type=int, default=10,
                         help="differences printed in full (default 10)")
     parser.add_argument("--verbose", action="store_true",
@@ -535,7 +538,7 @@ def main() -> None:
         "python": sys.version.split()[0],
         "fastapi": fastapi.__version__,
         "pydantic_core": pydantic_core.__version__,
-        "runtime": args.runtime,
+        "runtime": Path(args.runtime).name,
     }
     print(json.dumps(summary))
     sys.exit(1 if counts["different"] else 0)
