@@ -71,6 +71,6 @@ export {
   type HttpValidationErrorBody,
   RequestValidationError,
   type ValidationIssue,
-} from "./src/validation/request_validation_error.ts";
+} from "./src/validation/mod.ts";
 export { hashToken } from "./src/sha256.ts";
 export { type OpenApiDocument, openApiDocument } from "./src/openapi.ts";

@@ -13,7 +13,7 @@
  *
  * @module
  */
-import { parseBulkRequest } from "../src/validation/bulk_request.ts";
+import { parseBulkRequest } from "../src/validation/mod.ts";
 
 const env = (globalThis as { process?: { env: Record<string, string> } })
   .process?.env ?? {};

@@ -21,7 +21,7 @@ import {
   ExportSlots,
 } from "./operations/export_slots.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
-import { RequestValidationError } from "./validation/request_validation_error.ts";
+import { RequestValidationError } from "./validation/mod.ts";
 import { json } from "./responses.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";

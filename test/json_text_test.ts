@@ -12,7 +12,7 @@ import {
   isJsonObject,
   parseJsonAsPython,
   parseJsonText,
-} from "../src/validation/json_text.ts";
+} from "../src/validation/_json_text.ts";
 
 /** Asserts that `text` is refused with Python's `error` at `position`. */
 function assertRefused(text: string, error: string, position: number): void {

@@ -7,8 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parsePathUuid } from "../src/validation/path_params.ts";
-import { RequestValidationError } from "../src/validation/request_validation_error.ts";
+import {
+  parsePathUuid,
+  RequestValidationError,
+} from "../src/validation/mod.ts";
 
 const CANONICAL = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
 

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { parseUuid } from "../src/validation/uuid.ts";
+import { parseUuid } from "../src/validation/mod.ts";
 
 const CANONICAL = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
 const H36 = "01234567-89ab-cdef-0123-456789abcdef";

@@ -5,7 +5,7 @@
  */
 import { authenticate, authorize } from "../auth.ts";
 import { readBody } from "../validation/body.ts";
-import { parseBulkRequest } from "../validation/bulk_request.ts";
+import { parseBulkRequest } from "../validation/mod.ts";
 import { HttpError } from "../http_error.ts";
 import { transcriptArchive } from "../transcript_archive.ts";
 import type { OperationContext } from "./context.ts";

@@ -5,7 +5,7 @@
  */
 import { authenticate, authorize } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
-import { parsePathUuid } from "../validation/path_params.ts";
+import { parsePathUuid } from "../validation/mod.ts";
 import { jsonText } from "../responses.ts";
 import type { OperationContext } from "./context.ts";
 

@@ -6,7 +6,7 @@
 import { allows, authenticate } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
 import type { Grant } from "../store/store.ts";
-import { parsePathUuid } from "../validation/path_params.ts";
+import { parsePathUuid } from "../validation/mod.ts";
 import type { OperationContext } from "./context.ts";
 
 /**

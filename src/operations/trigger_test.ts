@@ -5,7 +5,7 @@
  */
 import { authenticate, authorize } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
-import { parsePathUuid } from "../validation/path_params.ts";
+import { parsePathUuid } from "../validation/mod.ts";
 import { type TriggerEvent, triggerEvents } from "../trigger_events.ts";
 import { json } from "../responses.ts";
 import type { Flow, Store } from "../store/store.ts";

@@ -8,7 +8,7 @@
  */
 import { scheduleProblem } from "../schedule.ts";
 import { type Role, ROLES, type Trigger } from "./store.ts";
-import { parseUuid } from "../validation/uuid.ts";
+import { parseUuid } from "../validation/mod.ts";
 
 /** A project. */
 export interface ProjectFixture {

@@ -30,7 +30,7 @@ export interface HttpValidationErrorBody {
  * @example Reporting a missing body
  * ```ts
  * import assert from "node:assert/strict";
- * import { RequestValidationError } from "./request_validation_error.ts";
+ * import { RequestValidationError } from "./_request_validation_error.ts";
  *
  * const error = new RequestValidationError([
  *   { type: "missing", loc: ["body"], msg: "Field required", input: null },

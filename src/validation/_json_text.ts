@@ -87,7 +87,7 @@ const RawJson = JSON as JSON & {
  * @example Reporting a trailing comma as Python 3.13 does
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseJsonText } from "./json_text.ts";
+ * import { parseJsonText } from "./_json_text.ts";
  *
  * assert.deepEqual(parseJsonText('{"call_ids": ["é", ]}'), {
  *   ok: false,
@@ -134,7 +134,7 @@ export function parseJsonText(text: string): JsonTextResult {
  * @example Keeping Python's spelling of numbers and order of keys
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseJsonAsPython } from "./json_text.ts";
+ * import { parseJsonAsPython } from "./_json_text.ts";
  *
  * assert.equal(
  *   JSON.stringify(parseJsonAsPython('{"b": 1.0, "1": 1E5, "big": 12345678901234567890}')),
@@ -164,7 +164,7 @@ export function parseJsonAsPython(text: string): unknown {
  * @example Telling objects from Python-spelled numbers
  * ```ts
  * import assert from "node:assert/strict";
- * import { isJsonObject, parseJsonAsPython } from "./json_text.ts";
+ * import { isJsonObject, parseJsonAsPython } from "./_json_text.ts";
  *
  * assert.equal(isJsonObject(parseJsonAsPython("{}")), true);
  * assert.equal(isJsonObject(parseJsonAsPython("1.0")), false);
@@ -191,7 +191,7 @@ export function isJsonObject(
  * @example Decoding UTF-8 with a BOM and UTF-16
  * ```ts
  * import assert from "node:assert/strict";
- * import { decodeJsonBytes } from "./json_text.ts";
+ * import { decodeJsonBytes } from "./_json_text.ts";
  *
  * assert.equal(decodeJsonBytes(new Uint8Array([0xef, 0xbb, 0xbf, 0x31])), "1");
  * assert.equal(decodeJsonBytes(new Uint8Array([0x31, 0x00, 0x32, 0x00])), "12");

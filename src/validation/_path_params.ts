@@ -6,8 +6,8 @@
  * @module
  */
 
-import { RequestValidationError } from "./request_validation_error.ts";
-import { parseUuid } from "./uuid.ts";
+import { RequestValidationError } from "./_request_validation_error.ts";
+import { parseUuid } from "./_uuid.ts";
 
 /**
  * Validates a UUID path parameter and returns it in canonical form.
@@ -21,8 +21,8 @@ import { parseUuid } from "./uuid.ts";
  * @example Accepting a braced UUID and refusing a short one
  * ```ts
  * import assert from "node:assert/strict";
- * import { parsePathUuid } from "./path_params.ts";
- * import { RequestValidationError } from "./request_validation_error.ts";
+ * import { parsePathUuid } from "./_path_params.ts";
+ * import { RequestValidationError } from "./_request_validation_error.ts";
  *
  * assert.equal(
  *   parsePathUuid("integration_id", "{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}"),

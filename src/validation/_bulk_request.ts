@@ -15,11 +15,11 @@ import {
   isJsonObject,
   parseJsonAsPython,
   parseJsonText,
-} from "./json_text.ts";
-import type { JsonTextResult } from "./json_text.ts";
-import { RequestValidationError } from "./request_validation_error.ts";
-import type { ValidationIssue } from "./request_validation_error.ts";
-import { parseUuid } from "./uuid.ts";
+} from "./_json_text.ts";
+import type { JsonTextResult } from "./_json_text.ts";
+import { RequestValidationError } from "./_request_validation_error.ts";
+import type { ValidationIssue } from "./_request_validation_error.ts";
+import { parseUuid } from "./_uuid.ts";
 
 /** `Field(min_length=1, max_length=500)` of `call_ids`. */
 const MIN_CALL_IDS = 1;
@@ -68,7 +68,7 @@ const MAX_ECHO_DEPTH = 960;
  * @example Canonicalising and deduplicating call ids
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseBulkRequest } from "./bulk_request.ts";
+ * import { parseBulkRequest } from "./_bulk_request.ts";
  *
  * const body = new TextEncoder().encode(JSON.stringify({
  *   call_ids: [
@@ -87,7 +87,7 @@ export function parseBulkRequest(
 ): string[] {
   if (body.length === 0) throw new RequestValidationError([missingBody()]);
   if (!isJsonContentType(contentType)) {
-    throw new RequestValidationError([notAnObject(decodeRawText(body))]);
+    throw new RequestValidationError([notAnObject(rawText.decode(body))]);
   }
 
   let text: string;
@@ -116,12 +116,15 @@ export function parseBulkRequest(
     }]);
   }
 
-  const validated = validateBody(parsed.value);
+  // Validated once, on the value JSON.parse built; the inputs a failure
+  // echoes come from the value Python builds (its spelling of numbers, its
+  // order of keys), so that they render byte for byte as Starlette's.
+  let python: { value: unknown } | undefined;
+  const echo = (): unknown =>
+    (python ??= { value: parseJsonAsPython(text) }).value;
+  const validated = validateBody(parsed.value, echo);
   if (validated.ok) return [...new Set(validated.callIds)];
-  // Report on the value as Python holds it, so that echoed inputs render
-  // byte for byte as Starlette renders them.
-  const reported = validateBody(parseJsonAsPython(text));
-  const issues = reported.ok ? validated.issues : reported.issues;
+  const issues = validated.issues;
   if (mayNestAsDeepAs(text, MAX_ECHO_DEPTH) && echoesTooDeep(issues)) {
     throw new HttpError(
       400,
@@ -136,10 +139,17 @@ type Validated =
   | { ok: true; callIds: string[] }
   | { ok: false; issues: ValidationIssue[] };
 
-/** `_validate_value_with_model_field`, then the model's validator. */
-function validateBody(value: unknown): Validated {
+/**
+ * `_validate_value_with_model_field`, then the model's validator, over the
+ * value JSON.parse built; `echo` gives the same body as Python holds it.
+ */
+function validateBody(value: unknown, echo: () => unknown): Validated {
   if (value === null) return { ok: false, issues: [missingBody()] };
-  if (!isJsonObject(value)) return { ok: false, issues: [notAnObject(value)] };
+  if (!isJsonObject(value)) {
+    return { ok: false, issues: [notAnObject(echo())] };
+  }
+  const echoedItems = (): unknown =>
+    (echo() as Record<string, unknown>)["call_ids"];
   if (!Object.hasOwn(value, "call_ids")) {
     return {
       ok: false,
@@ -147,7 +157,7 @@ function validateBody(value: unknown): Validated {
         type: "missing",
         loc: ["body", "call_ids"],
         msg: "Field required",
-        input: value,
+        input: echo(),
       }],
     };
   }
@@ -159,14 +169,14 @@ function validateBody(value: unknown): Validated {
         type: "list_type",
         loc: ["body", "call_ids"],
         msg: "Input should be a valid list",
-        input: items,
+        input: echoedItems(),
       }],
     };
   }
   // pydantic-core counts every item, valid or not, and raises `too_long`
   // the moment the count passes the maximum, dropping the item errors.
   if (items.length > MAX_CALL_IDS) {
-    return { ok: false, issues: [tooLong(items)] };
+    return { ok: false, issues: [tooLong(echoedItems() as unknown[])] };
   }
   const callIds: string[] = [];
   const issues: ValidationIssue[] = [];
@@ -177,7 +187,7 @@ function validateBody(value: unknown): Validated {
         type: "uuid_type",
         loc,
         msg: "UUID input should be a string, bytes or UUID object",
-        input: item,
+        input: (echoedItems() as unknown[])[index],
       });
       return;
     }
@@ -274,19 +284,13 @@ function isJsonContentType(contentType: string | null): boolean {
 function firstHeaderValue(value: string): string {
   let quoted = false;
   for (let index = 0; index < value.length; index += 1) {
-    const code = value.charCodeAt(index);
-    if (quoted && code === BACKSLASH) index += 1;
-    else if (code === QUOTE) quoted = !quoted;
-    else if (code === COMMA && !quoted) return value.slice(0, index);
+    const character = value[index];
+    if (quoted && character === "\\") index += 1;
+    else if (character === '"') quoted = !quoted;
+    else if (character === "," && !quoted) return value.slice(0, index);
   }
   return value;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-
-const lenientUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * A non-JSON body is validated as bytes, and `jsonable_encoder` echoes them
@@ -294,9 +298,7 @@ const lenientUtf8 = new TextDecoder("utf-8", { ignoreBOM: true });
  * other bytes. Here each malformed sequence becomes U+FFFD instead, as
  * `bytes.decode(errors="replace")` would write it, so the 422 still answers.
  */
-function decodeRawText(body: Uint8Array): string {
-  return lenientUtf8.decode(body);
-}
+const rawText = new TextDecoder("utf-8", { ignoreBOM: true });
 
 /**
  * Whether the text holds at least `depth` openers, without which nothing in

@@ -32,7 +32,7 @@ const GROUP_LENGTHS = [8, 4, 4, 4, 12] as const;
  * @example Canonicalising the accepted forms
  * ```ts
  * import assert from "node:assert/strict";
- * import { parseUuid } from "./uuid.ts";
+ * import { parseUuid } from "./_uuid.ts";
  *
  * assert.deepEqual(parseUuid("{0B6F1C2E-8D3A-4C55-9A57-3E3C2D1F0A11}"), {
  *   ok: true,
