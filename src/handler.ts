@@ -161,8 +161,10 @@ export function createHandler(options: HandlerOptions): Handler {
         exportSlots,
         headers,
       });
-      const errorCode = facts && errorCodeOfResponse(response);
-      if (errorCode !== undefined) facts!.errorCode = errorCode;
+      if (facts !== undefined) {
+        const errorCode = errorCodeOfResponse(response);
+        if (errorCode !== undefined) facts.errorCode = errorCode;
+      }
       return response;
     } catch (error) {
       if (facts !== undefined) facts.errorCode = errorCodeOf(error);
