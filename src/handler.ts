@@ -139,18 +139,17 @@ export function createHandler(options: HandlerOptions): Handler {
   /** Answers a request; `facts` collects what the access log needs. */
   const handle = async (
     request: Request,
+    pathname: string,
     requestId: string,
     facts?: RequestFacts,
   ): Promise<Response> => {
     const reportError = (error: unknown) => logError(requestId, error);
     // Built into each response rather than set on it afterwards.
     const headers = { "x-request-id": requestId };
+    let response: Response;
     try {
-      const { target, params } = router.match(
-        request.method,
-        pathnameOf(request.url),
-      );
-      const response = await target({
+      const { target, params } = router.match(request.method, pathname);
+      response = await target({
         request,
         params,
         store: facts === undefined ? store : grantRecorder(store, facts),
@@ -161,34 +160,35 @@ export function createHandler(options: HandlerOptions): Handler {
         exportSlots,
         headers,
       });
-      if (facts !== undefined) {
-        const errorCode = errorCodeOfResponse(response);
-        if (errorCode !== undefined) facts.errorCode = errorCode;
-      }
-      return response;
     } catch (error) {
-      if (facts !== undefined) facts.errorCode = errorCodeOf(error);
       if (error instanceof ClientGoneError) {
         logInfo(requestId, `client went away: ${error.detail}`);
       }
-      return errorResponse(error, requestId, headers, reportError);
+      response = errorResponse(error, requestId, headers, reportError);
     }
+    if (facts !== undefined) {
+      const errorCode = errorCodeOf(response);
+      if (errorCode !== undefined) facts.errorCode = errorCode;
+    }
+    return response;
   };
   if (onRequestFinished === undefined) {
-    return (request) => handle(request, requestIdOf(request));
+    return (request) =>
+      handle(request, pathnameOf(request.url), requestIdOf(request));
   }
   return async (request) => {
     const started = performance.now();
     const time = new Date().toISOString();
+    const pathname = pathnameOf(request.url);
     const requestId = requestIdOf(request);
     const facts: RequestFacts = {};
-    const response = await handle(request, requestId, facts);
+    const response = await handle(request, pathname, requestId, facts);
     return await countBody(response, (bytes, aborted) => {
       const finished: FinishedRequest = {
         time,
         requestId,
         method: request.method,
-        path: pathnameOf(request.url),
+        path: pathname,
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         bytes,
@@ -215,11 +215,10 @@ function requestIdOf(request: Request): string {
     : crypto.randomUUID();
 }
 
-/** The `error_code` an error renders with (`VALIDATION_ERROR` for a 422). */
-function errorCodeOf(error: unknown): string {
-  if (error instanceof HttpError) return error.errorCode;
-  if (error instanceof RequestValidationError) return "VALIDATION_ERROR";
-  return "INTERNAL_SERVER_ERROR";
+/** The `error_code` a response carries; `VALIDATION_ERROR` for a 422, which has none. */
+function errorCodeOf(response: Response): string | undefined {
+  return errorCodeOfResponse(response) ??
+    (response.status === 422 ? "VALIDATION_ERROR" : undefined);
 }
 
 /** The store, noting the project of the grant its `findGrant` finds. */
