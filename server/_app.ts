@@ -32,6 +32,8 @@ export interface ServerApp {
   storeKind: "postgres" | "memory";
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
+  /** Makes `GET /readyz` answer 503 from now on: the server is draining. */
+  beginShutdown(): void;
   /** Closes the store (ends the Postgres pool). */
   close(): Promise<void>;
 }
@@ -69,9 +71,13 @@ export async function openServerApp(
     throw error;
   }
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
+  const shutdown = new AbortController();
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
+    maxExportsPerProject: settings.maxExportsPerProject,
+    exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    shutdownSignal: shutdown.signal,
     onRequestFinished: createAccessLog({
       level: settings.logLevel,
       format: settings.logFormat,
@@ -86,6 +92,7 @@ export async function openServerApp(
         ? "demo fixtures"
         : `fixtures ${settings.fixturesPath}`
     }`,
+    beginShutdown: () => shutdown.abort(),
     close: async () => await store.close?.(),
   };
 }

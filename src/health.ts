@@ -32,7 +32,9 @@ export function healthz(
 /**
  * `GET /readyz`: 200 `{"status": "ok"}` once the store's `ping()` resolves
  * within `readinessTimeout` (default 2000 ms), 503 `SERVICE_UNAVAILABLE`
- * (ErrorResponseSchema) when it fails or takes longer.
+ * (ErrorResponseSchema) when it fails or takes longer, and at once (without
+ * asking the store) once `shutdownSignal` is aborted: the server is
+ * draining.
  *
  * @example
  * ```ts
@@ -51,8 +53,15 @@ export function healthz(
  * ```
  */
 export async function readyz(
-  { store, readinessTimeout = 2000, headers }: OperationContext,
+  { store, readinessTimeout = 2000, shutdownSignal, headers }: OperationContext,
 ): Promise<Response> {
+  if (shutdownSignal?.aborted) {
+    throw new HttpError(
+      503,
+      "SERVICE_UNAVAILABLE",
+      "The server is shutting down",
+    );
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), readinessTimeout);

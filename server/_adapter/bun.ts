@@ -4,6 +4,7 @@
  * @module
  */
 import type { Handler } from "../../src/handler.ts";
+import { Drain } from "./drain.ts";
 import {
   type RunningServer,
   type ServeOptions,
@@ -21,9 +22,12 @@ interface BunRuntime {
   }): BunServer;
 }
 
-interface BunServer {
+/** The part of Bun's server this adapter uses. */
+export interface BunServer {
   port: number;
   hostname: string;
+  /** Responses still going, bodies included. */
+  pendingRequests: number;
   stop(force?: boolean): Promise<void>;
   /** Sets one request's idle timeout, in seconds (0: none). */
   timeout(request: Request, seconds: number): void;
@@ -52,23 +56,48 @@ export function serveBun(
 ): Promise<RunningServer> {
   const bun = (globalThis as unknown as { Bun: BunRuntime }).Bun;
   const { idleSeconds } = serveTimeouts(timeouts);
+  const drain = new Drain(() => server.pendingRequests);
   const server = bun.serve({
     port,
     hostname,
     idleTimeout: Math.min(Math.max(Math.round(idleSeconds), 0), 255),
-    fetch: async (request, self) => {
-      const response = await handler(request);
-      // A slow client reading a large ZIP must not be cut off (Bun counts a
-      // client that reads nothing for a while as idle).
-      if (response.headers.get("content-type") === "application/zip") {
-        self.timeout(request, 0);
-      }
-      return response;
-    },
+    fetch: drainedBunFetch(handler, drain),
   });
   return Promise.resolve({
     url: serverUrl(server.hostname, server.port),
     port: server.port,
     close: () => server.stop(),
+    drain,
+    cut: () => void server.stop(true),
   });
+}
+
+/**
+ * The handler as `Bun.serve` calls it, its requests' arrivals noted in
+ * `drain` (which counts those still going with `server.pendingRequests`).
+ * The bulk export's ZIP gets no idle timeout, so a slow reader is not cut
+ * off by Bun; the export's own stall deadline ends one that reads nothing.
+ *
+ * @example
+ * ```ts ignore
+ * import { Drain } from "./drain.ts";
+ * import { drainedBunFetch } from "./bun.ts";
+ *
+ * Bun.serve({ fetch: drainedBunFetch(handler, new Drain()) });
+ * ```
+ */
+export function drainedBunFetch(
+  handler: Handler,
+  drain: Drain,
+): (request: Request, server: BunServer) => Promise<Response> {
+  return async (request, server) => {
+    drain.arrive(request);
+    const response = await handler(request);
+    // A slow client reading a large ZIP must not be cut off (Bun counts a
+    // client that reads nothing for a while as idle).
+    if (response.headers.get("content-type") === "application/zip") {
+      server.timeout(request, 0);
+    }
+    return drain.respond(response);
+  };
 }
