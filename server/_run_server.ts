@@ -6,7 +6,6 @@
  *
  * @module
  */
-import process from "node:process";
 import { describeTokens } from "./_fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./_app.ts";
 import type { ServerSettings } from "./_settings.ts";
