@@ -83,7 +83,8 @@ export async function serveApp(
       console.log(
         `${signal}: shutting down (draining, at most ${settings.shutdownTimeout} s)`,
       );
-      await shutDown(server, app, settings.shutdownTimeout * 1000);
+      const took = await shutDown(server, app, settings.shutdownTimeout * 1000);
+      console.log(`Stopped after ${took} ms`);
       resolve(0);
     });
   });

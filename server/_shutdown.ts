@@ -45,19 +45,21 @@ export interface ClosableApp {
  * @param server The listening server.
  * @param app The app it serves.
  * @param timeoutMs The deadline, in ms (`SHUTDOWN_TIMEOUT` × 1000).
+ * @returns How long it took, in ms.
  *
  * @example
  * ```ts ignore
  * import { shutDown } from "./_shutdown.ts";
  *
- * await shutDown(server, app, 30_000);
+ * const ms = await shutDown(server, app, 30_000);
+ * console.log(`Stopped after ${ms} ms`);
  * ```
  */
 export async function shutDown(
   server: DrainableServer,
   app: ClosableApp,
   timeoutMs: number,
-): Promise<void> {
+): Promise<number> {
   const started = performance.now();
   const cutAt = started + timeoutMs * 0.9;
   app.beginShutdown();
@@ -72,6 +74,7 @@ export async function shutDown(
   if (!(await within(closing, cutAt - performance.now()))) server.cut();
   const closingApp = app.close().catch(() => {});
   await within(closingApp, started + timeoutMs - performance.now());
+  return Math.round(performance.now() - started);
 }
 
 /**

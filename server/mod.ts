@@ -116,7 +116,12 @@ if (runByNode()) {
     console.error(
       `${signal}: shutting down (draining, at most ${settings.shutdownTimeout} s)`,
     );
-    await shutDown(runtimeServer, app, settings.shutdownTimeout * 1000);
+    const took = await shutDown(
+      runtimeServer,
+      app,
+      settings.shutdownTimeout * 1000,
+    );
+    console.log(`Stopped after ${took} ms`);
     process.exit(0);
   });
 }

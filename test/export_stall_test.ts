@@ -12,19 +12,8 @@ import { after, before, describe, it } from "node:test";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { type RunningServer, serve } from "../server/_serve.ts";
-import { manyCalls } from "./support/many_calls.ts";
+import { manyCalls, noise } from "./support/many_calls.ts";
 import { readZip } from "./support/zip_reader.ts";
-
-/** Text that deflates poorly, so the ZIP outgrows the sockets' buffers. */
-function noise(seed: number, length: number): string {
-  let state = seed;
-  let text = "";
-  while (text.length < length) {
-    state = (state * 1103515245 + 12345) % 2147483648;
-    text += state.toString(36);
-  }
-  return text.slice(0, length);
-}
 
 /** About 12 MB of transcripts: a ZIP far larger than the socket buffers. */
 const big = manyCalls({

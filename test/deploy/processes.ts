@@ -96,6 +96,16 @@ export class ServerProcess {
     throw new Error(`${url} not ready\n${this.output}`);
   }
 
+  /** Whether the process is still running. */
+  get running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /** Sends the process (not its group) a signal. */
+  kill(signal: NodeJS.Signals): void {
+    this.#child.kill(signal);
+  }
+
   /** Stops the process group (SIGTERM, then SIGKILL after 5 s). */
   async stop(): Promise<void> {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) {
