@@ -101,9 +101,13 @@ export class ServerProcess {
     return this.#child.exitCode === null && this.#child.signalCode === null;
   }
 
-  /** Sends the process (not its group) a signal. */
+  /**
+   * Sends the process (not its group) a signal. Through `process.kill`, not
+   * `child.kill`: after `child.kill`, Deno 2.9's node:child_process reports
+   * the exit as that signal even when the child handled it and exited 0.
+   */
   kill(signal: NodeJS.Signals): void {
-    this.#child.kill(signal);
+    process.kill(this.#child.pid!, signal);
   }
 
   /** Stops the process group (SIGTERM, then SIGKILL after 5 s). */
