@@ -23,11 +23,30 @@ const CLIENTS = 8;
 const running = new Set<ServerProcess>();
 after(() => Promise.all([...running].map((server) => server.stop())));
 
-function startInstance(port: number): ServerProcess {
-  const server = new ServerProcess(process.execPath, [
-    ...RUN,
-    "server/main.ts",
-  ], {
+/** The entries restarted: `npm start`, and `./server` as each runtime serves it. */
+const entries: { name: string; args(port: number): string[] }[] = [
+  { name: "npm start", args: () => [...RUN, "server/main.ts"] },
+  "Deno" in globalThis
+    ? {
+      name: "./server under deno serve",
+      args: (port) => [
+        "serve",
+        "--allow-all",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "server/mod.ts",
+      ],
+    }
+    : { name: "./server", args: () => ["server/mod.ts"] },
+];
+
+function startInstance(
+  args: (port: number) => string[],
+  port: number,
+): ServerProcess {
+  const server = new ServerProcess(process.execPath, args(port), {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -79,49 +98,58 @@ async function client(url: string, stop: AbortSignal, tally: Tally) {
 }
 
 describe("a rolling restart of two instances behind a balancer", () => {
-  it("loses no request while each instance in turn stops and starts again", {
-    timeout: 180_000,
-  }, async () => {
-    const ports = [await freePort(), await freePort()];
-    const instances = ports.map(startInstance);
-    const balancer = new TcpBalancer(ports);
-    const url = `http://127.0.0.1:${await balancer.listen()}`;
-    try {
-      await Promise.all(ports.map((port) => balancer.ready(port)));
-      const stop = new AbortController();
-      const tally: Tally = { ok: 0, failed: [] };
-      const load = Promise.all(
-        Array.from({ length: CLIENTS }, () => client(url, stop.signal, tally)),
-      );
-      const restarts: number[] = [];
-      for (const [index, port] of ports.entries()) {
-        await new Promise((resolve) => setTimeout(resolve, 1000));
-        const old = instances[index]!;
-        old.kill("SIGTERM");
-        assert.equal(await old.exited, 0, old.output);
-        running.delete(old);
-        restarts.push(tally.ok);
-        instances[index] = startInstance(port);
-        await balancer.ready(port);
-      }
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      stop.abort();
-      await load;
+  for (const entry of entries) {
+    it(
+      `${entry.name}: loses no request while each instance in turn stops and starts again`,
+      {
+        timeout: 180_000,
+      },
+      async () => {
+        const ports = [await freePort(), await freePort()];
+        const instances = ports.map((port) => startInstance(entry.args, port));
+        const balancer = new TcpBalancer(ports);
+        const url = `http://127.0.0.1:${await balancer.listen()}`;
+        try {
+          await Promise.all(ports.map((port) => balancer.ready(port)));
+          const stop = new AbortController();
+          const tally: Tally = { ok: 0, failed: [] };
+          const load = Promise.all(
+            Array.from(
+              { length: CLIENTS },
+              () => client(url, stop.signal, tally),
+            ),
+          );
+          const restarts: number[] = [];
+          for (const [index, port] of ports.entries()) {
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+            const old = instances[index]!;
+            old.kill("SIGTERM");
+            assert.equal(await old.exited, 0, old.output);
+            running.delete(old);
+            restarts.push(tally.ok);
+            instances[index] = startInstance(entry.args, port);
+            await balancer.ready(port);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          stop.abort();
+          await load;
 
-      console.log(
-        `rolling restart: ${tally.ok} requests answered, ${tally.failed.length} failed; connections per instance ${
-          balancer.backends.map((backend) => backend.connections).join(", ")
-        }`,
-      );
-      assert.deepEqual(tally.failed, []);
-      assert.equal(balancer.dropped, 0);
-      assert.ok(tally.ok > 200, `only ${tally.ok} requests`);
-      assert.ok(
-        restarts[1]! > restarts[0]!,
-        "no request was answered between the restarts",
-      );
-    } finally {
-      await balancer.close();
-    }
-  });
+          console.log(
+            `rolling restart of ${entry.name}: ${tally.ok} requests answered, ${tally.failed.length} failed; connections per instance ${
+              balancer.backends.map((backend) => backend.connections).join(", ")
+            }`,
+          );
+          assert.deepEqual(tally.failed, []);
+          assert.equal(balancer.dropped, 0);
+          assert.ok(tally.ok > 200, `only ${tally.ok} requests`);
+          assert.ok(
+            restarts[1]! > restarts[0]!,
+            "no request was answered between the restarts",
+          );
+        } finally {
+          await balancer.close();
+        }
+      },
+    );
+  }
 });
