@@ -6,9 +6,14 @@
  * @module
  */
 
+import { ExportStalledError } from "./operations/stall_watch.ts";
+
 /** How a response body ended before it was complete. */
 export type AbortCause =
-  /** The client stopped reading: it disconnected or cancelled the body. */
+  /**
+   * The client stopped reading: it disconnected, cancelled the body, or read
+   * nothing for the export stall deadline.
+   */
   | "client"
   /** The server aborted it: the store failed midway through an export. */
   | "error";
@@ -118,7 +123,8 @@ export async function countBody(
       try {
         result = await reader.read();
       } catch (error) {
-        end("error");
+        // A stalled client is cut by the export itself: the client's doing.
+        end(error instanceof ExportStalledError ? "client" : "error");
         controller.error(error);
         return;
       }

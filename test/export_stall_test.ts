@@ -8,6 +8,7 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { FinishedRequest } from "../src/finished_request.ts";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { type RunningServer, serve } from "../server/_serve.ts";
@@ -28,6 +29,7 @@ const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 let server: RunningServer;
 let store: MemoryStore;
+const finished: FinishedRequest[] = [];
 before(async () => {
   store = new MemoryStore();
   await store.seed(big.fixtures);
@@ -36,6 +38,7 @@ before(async () => {
     logError: () => {},
     maxConcurrentExports: 1,
     exportStallTimeoutMs: STALL_MS,
+    onRequestFinished: (request) => finished.push(request),
   });
   server = await serve(handler, { port: 0, hostname: "127.0.0.1" });
 });
@@ -77,6 +80,10 @@ describe("the export stall deadline over HTTP", () => {
     // Reading again, the stalled client gets what was buffered, then the
     // cut: the connection ends before the chunked body's last chunk.
     assert.equal(await stalled.rest(), undefined);
+    // The access log blames the client, not the server.
+    const cut = finished.find((request) => request.aborted !== undefined);
+    assert.equal(cut?.aborted, "client");
+    assert.equal(cut?.status, 200);
   });
 
   it("does not cut a slow client that keeps reading", {
