@@ -25,7 +25,7 @@ export const SERVE_USAGE = `Usage: callflow-api serve [options]
 
 Serves the API: memory store seeded with the demo data or --fixtures, or
 Postgres when DATABASE_URL is set. Access log: one JSON line per request on
-stdout. Stop with Ctrl+C (SIGINT) or SIGTERM.
+stdout. Stop with Ctrl+C (SIGINT) or SIGTERM: it drains, then exits 0.
 
 Options (each overrides its environment variable):
   --port <n>         Port to listen on (PORT; default 8787; 0 picks a free one)
@@ -35,7 +35,9 @@ Options (each overrides its environment variable):
   -h, --help         Show this help
 
 Environment: DATABASE_URL, DATABASE_POOL_SIZE (default 10),
-LOG_LEVEL (debug, info, warn, error, off; default info),
+MAX_CONCURRENT_EXPORTS (default 16), MAX_EXPORTS_PER_PROJECT (default half),
+EXPORT_STALL_TIMEOUT (seconds, default 60), SHUTDOWN_TIMEOUT (seconds,
+default 30), LOG_LEVEL (debug, info, warn, error, off; default info),
 LOG_FORMAT (json, pretty; default pretty on a terminal, json otherwise).`;
 
 /** A mistake on the command line: usage is printed, exit code 2. */

@@ -5,8 +5,11 @@
  * 127.0.0.1), `FIXTURES` (a fixtures file; default: the built-in demo set),
  * `DATABASE_URL` (serve from Postgres instead of memory),
  * `DATABASE_POOL_SIZE` (default 10), `MAX_CONCURRENT_EXPORTS` (default 16),
- * `LOG_LEVEL` and `LOG_FORMAT` (the access
- * log). Stops gracefully on SIGINT and SIGTERM.
+ * `MAX_EXPORTS_PER_PROJECT` (default half of it), `EXPORT_STALL_TIMEOUT`
+ * (seconds, default 60), `SHUTDOWN_TIMEOUT` (seconds, default 30),
+ * `LOG_LEVEL` and `LOG_FORMAT` (the access log). Stops gracefully on SIGINT
+ * and SIGTERM: `/readyz` answers 503, requests in flight finish, then it
+ * exits 0.
  *
  * @module
  */
