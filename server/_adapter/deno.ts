@@ -9,14 +9,17 @@ import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
 
 /** What `Deno.serve` hands a handler beside the request. */
 export interface DenoServeInfo {
-  /** Settles once the response, body included, is sent or dropped. */
-  completed: Promise<void>;
+  /**
+   * Settles once the response, body included, is sent or dropped (Deno
+   * 2.x; absent on some hosts).
+   */
+  completed?: Promise<void>;
 }
 
 /** A handler as `Deno.serve` and `deno serve` call it. */
 export type DenoHandler = (
   request: Request,
-  info: DenoServeInfo,
+  info?: DenoServeInfo,
 ) => Promise<Response>;
 
 /** The part of Deno's API this adapter uses. */
@@ -49,8 +52,13 @@ export function drainedDenoHandler(
 ): DenoHandler {
   return (request, info) => {
     const done = drain.arrive(request);
-    info.completed.then(done, done);
-    return handler(request).then((response) => drain.respond(response));
+    const response = handler(request).then((response) =>
+      drain.respond(response)
+    );
+    // Hosts without `completed` (older Deno): counted until it is answered.
+    const completed = info?.completed ?? response;
+    completed.then(done, done);
+    return response;
   };
 }
 
