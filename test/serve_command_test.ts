@@ -15,7 +15,9 @@ import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runtimeName } from "../server/_serve.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
+import { checkNoDemoTokens } from "./deploy/fetch_checks.ts";
 import { ServerProcess } from "./deploy/processes.ts";
+import { countRows, createTestDatabase } from "./support/postgres.ts";
 
 const CLI = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
 
@@ -66,6 +68,18 @@ function runServe(
   });
 }
 
+/** The address the server prints once it listens (20 s at most). */
+async function listeningUrl(server: ServerProcess): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  let match: RegExpMatchArray | null = null;
+  while (match === null && Date.now() < deadline) {
+    match = server.stdout.match(/API listening on (http:\/\/\S+)/);
+    if (match === null) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(match, server.output);
+  return match[1]!;
+}
+
 describe(`callflow-api serve under ${runtimeName()}`, () => {
   const directory = mkdtempSync(join(tmpdir(), "serve-cli-"));
   const fixturesPath = join(directory, "fixtures.json");
@@ -99,6 +113,27 @@ describe(`callflow-api serve under ${runtimeName()}`, () => {
     assert.match(level.stderr, /LOG_LEVEL must be one of debug, info/);
   });
 
+  it("seeds nothing on Postgres without --fixtures: demo-owner gets 401", async () => {
+    const db = await createTestDatabase();
+    const [bin, binArgs] = command(["serve", "--port", "0"]);
+    const server = new ServerProcess(bin, binArgs, {
+      cwd: directory,
+      env: cleanEnv({
+        DATABASE_URL: db.url,
+        DATABASE_POOL_SIZE: String(db.max),
+      }),
+    });
+    try {
+      const url = await listeningUrl(server);
+      await checkNoDemoTokens((path, init) => fetch(`${url}${path}`, init));
+      assert.equal(await countRows(db.url, "tokens"), 0);
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+    assert.equal(await server.exited, 0, server.output);
+  });
+
   it("serves the fixtures, logs JSON lines, and stops on SIGTERM", async () => {
     const [bin, binArgs] = command([
       "serve",
@@ -113,13 +148,7 @@ describe(`callflow-api serve under ${runtimeName()}`, () => {
     });
     try {
       const deadline = Date.now() + 20_000;
-      let match: RegExpMatchArray | null = null;
-      while (match === null && Date.now() < deadline) {
-        match = server.stdout.match(/API listening on (http:\/\/\S+)/);
-        if (match === null) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(match, server.output);
-      const url = match[1]!;
+      const url = await listeningUrl(server);
       assert.match(server.stdout, new RegExp(`\\(${runtimeName()}, memory`));
       const response = await fetch(`${url}/v1/call/${CALLS.first}/message`, {
         headers: {
