@@ -307,6 +307,74 @@ describe(`mock command under ${runtimeName()}`, () => {
     await waitForOutput(started, /Fixtures replaced[^]*swapped-token\s+viewer/);
   });
 
+  it("notes injected drops and cuts in one line each, no stack trace", async () => {
+    const reset = await fetch(`${started.url}/__mock/reset`, {
+      method: "POST",
+    });
+    assert.equal(reset.status, 204);
+    const inject = async (rule: unknown) => {
+      const response = await fetch(`${started.url}/__mock/faults`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(rule),
+      });
+      assert.equal(response.status, 201);
+      await response.arrayBuffer();
+    };
+    await inject({
+      method: "DELETE",
+      path: "/v1/integration/*",
+      // Until cleared: Bun's fetch retries a reset DELETE once.
+      drop_connection: true,
+    });
+    await inject({
+      operation: "bulkDownloadTranscripts",
+      cut_after_bytes: 100,
+      times: 1,
+    });
+    const before = started.output().length;
+    await assert.rejects(
+      fetch(`${started.url}/v1/integration/${INTEGRATIONS.http}`, {
+        method: "DELETE",
+        headers: {
+          authorization: `Bearer ${TOKENS.owner}`,
+          connection: "close",
+        },
+      }).then((response) => response.arrayBuffer()),
+    );
+    await assert.rejects(
+      fetch(`${started.url}/v1/call/message/bulk`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${TOKENS.owner}`,
+          "content-type": "application/json",
+          connection: "close",
+        },
+        body: JSON.stringify({ call_ids: [CALLS.first, CALLS.second] }),
+      }).then((response) => response.arrayBuffer()),
+    );
+    await waitForOutput(
+      started,
+      /Injected fault: POST \/v1\/call\/message\/bulk: Response cut after \d+ bytes/,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const printed = started.output().slice(before);
+    assert.doesNotMatch(printed, /^\s+at /m, "no stack trace");
+    await fetch(`${started.url}/__mock/reset`, { method: "POST" });
+    assert.match(
+      printed,
+      new RegExp(
+        `^Injected fault: DELETE /v1/integration/${INTEGRATIONS.http}: connection dropped$`,
+        "m",
+      ),
+    );
+    const lines = printed.split("\n").filter((line) => line.trim() !== "");
+    assert.ok(
+      lines.every((line) => line.startsWith("Injected fault: ")),
+      printed,
+    );
+  });
+
   it("refuses a port that is taken, saying so", async () => {
     const port = new URL(started.url).port;
     const { code, output } = await runCli([
