@@ -6,26 +6,17 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { runtimeName } from "../server/_serve.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
 import { checkNoDemoTokens } from "./deploy/fetch_checks.ts";
 import { ServerProcess } from "./deploy/processes.ts";
+import { binCommand, runBin } from "./support/mock_cli.ts";
 import { countRows, createTestDatabase } from "./support/postgres.ts";
-
-const CLI = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
-
-function command(args: string[]): [string, string[]] {
-  return runtimeName() === "deno"
-    ? [process.execPath, ["run", "--allow-all", CLI, ...args]]
-    : [process.execPath, [CLI, ...args]];
-}
 
 /** The environment without the server settings of whoever runs the tests. */
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -46,26 +37,8 @@ function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, ...extra };
 }
 
-function runServe(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const [bin, binArgs] = command(["serve", ...args]);
-  const child = spawn(bin, binArgs, {
-    env: cleanEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  return new Promise((resolve) => {
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runServe(args: string[], env: Record<string, string> = {}) {
+  return runBin(["serve", ...args], cleanEnv(env));
 }
 
 /** The address the server prints once it listens (20 s at most). */
@@ -115,7 +88,7 @@ describe(`callflow-api serve under ${runtimeName()}`, () => {
 
   it("seeds nothing on Postgres without --fixtures: demo-owner gets 401", async () => {
     const db = await createTestDatabase();
-    const [bin, binArgs] = command(["serve", "--port", "0"]);
+    const [bin, binArgs] = binCommand(["serve", "--port", "0"]);
     const server = new ServerProcess(bin, binArgs, {
       cwd: directory,
       env: cleanEnv({
@@ -135,7 +108,7 @@ describe(`callflow-api serve under ${runtimeName()}`, () => {
   });
 
   it("serves the fixtures, logs JSON lines, and stops on SIGTERM", async () => {
-    const [bin, binArgs] = command([
+    const [bin, binArgs] = binCommand([
       "serve",
       "--port",
       "0",
