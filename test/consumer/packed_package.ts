@@ -25,7 +25,12 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { DENO_SERVE, freePort, ServerProcess } from "../deploy/processes.ts";
+import {
+  DENO_SERVE,
+  freePort,
+  ServerProcess,
+  UNSET_SERVER_SETTINGS,
+} from "../deploy/processes.ts";
 import {
   type PackedTarball,
   packedTarball,
@@ -45,18 +50,8 @@ const ENV: Record<string, string | undefined> = {
 // Else the consumer's `node --test` would report to this runner, not run.
 delete ENV.NODE_TEST_CONTEXT;
 
-/**
- * The API server's settings reset: CI's DATABASE_URL (or a developer's) must
- * not make these servers migrate and seed that database.
- */
-const MEMORY_SERVER = {
-  DATABASE_URL: undefined,
-  FIXTURES: undefined,
-  PORT: undefined,
-  HOST: undefined,
-  LOG_LEVEL: undefined,
-  LOG_FORMAT: undefined,
-};
+/** The API server's settings reset: a memory store. */
+const MEMORY_SERVER = UNSET_SERVER_SETTINGS;
 
 /** A Node.js older than 22 on this machine (e.g. Debian's), if any. */
 function oldNode(): string | undefined {

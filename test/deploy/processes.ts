@@ -18,6 +18,20 @@ export const DENO_SERVE: readonly string[] = [
   "127.0.0.1",
 ];
 
+/**
+ * The server settings of whoever runs the tests, unset: CI's DATABASE_URL
+ * (or a developer's) must not make a test's server migrate and seed that
+ * database. Spread it into a child's environment.
+ */
+export const UNSET_SERVER_SETTINGS: Readonly<Record<string, undefined>> = {
+  DATABASE_URL: undefined,
+  FIXTURES: undefined,
+  PORT: undefined,
+  HOST: undefined,
+  LOG_LEVEL: undefined,
+  LOG_FORMAT: undefined,
+};
+
 /** A free port on 127.0.0.1 (bound, read, released). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {

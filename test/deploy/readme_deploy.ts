@@ -50,7 +50,7 @@ import {
   checkNoDemoTokens,
   type Send,
 } from "./fetch_checks.ts";
-import { freePort, ServerProcess } from "./processes.ts";
+import { freePort, ServerProcess, UNSET_SERVER_SETTINGS } from "./processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const README_PORT = "8787";
@@ -98,12 +98,7 @@ describe("the README's Deploying section, run as written", () => {
       join(ROOT, "node_modules", ".bin"),
       process.env.PATH,
     ].join(":"),
-    DATABASE_URL: undefined,
-    FIXTURES: undefined,
-    PORT: undefined,
-    HOST: undefined,
-    LOG_LEVEL: undefined,
-    LOG_FORMAT: undefined,
+    ...UNSET_SERVER_SETTINGS,
     NODE_TEST_CONTEXT: undefined,
     npm_config_prefer_offline: "true",
     npm_config_audit: "false",
