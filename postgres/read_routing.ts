@@ -73,6 +73,9 @@ export class ReadRouting {
   #probing: Promise<void> | undefined;
 
   /**
+   * Routes reads to `replica`, or to `primary` while it is down; sends no
+   * query.
+   *
    * @param primary The pool that writes go to, and reads when the replica
    *   cannot serve them.
    * @param replica The pool on the read replica; `undefined` for none.

@@ -2,7 +2,8 @@
  * Mixed load on a running server, every answer checked: concurrent clients
  * send lookups (found and not), exports, trigger tests, deletes (first and
  * repeated) and unknown tokens for a while, and each answer is compared with
- * what the in-memory store answers for the same fixtures.
+ * what the in-memory store answers for the same fixtures (each distinct ZIP
+ * by independent readers, after the load).
  *
  * @module
  */
@@ -112,14 +113,18 @@ export async function runMixedLoad(
   await memory.seed(data.fixtures);
   const oracle = createHandler({ store: memory });
   const cache = new Map<string, Promise<string>>();
+  const expectedZips = new Map<string, Uint8Array>();
   const expect = (key: string, request: () => Request) => () => {
     let answer = cache.get(key);
     if (answer === undefined) {
-      answer = oracle(request()).then(describe);
+      answer = oracle(request()).then((response) =>
+        describe(response, expectedZips)
+      );
       cache.set(key, answer);
     }
     return answer;
   };
+  const zips = new Map<string, Uint8Array>();
   const auth = { authorization: `Bearer ${data.token}` };
   const url = (path: string) => new URL(path, base).href;
   let deletes = 0;
@@ -199,21 +204,44 @@ export async function runMixedLoad(
       }
     }),
   );
+  const [expectedZip] = expectedZips.values();
+  if (expectedZip !== undefined) {
+    const expected = entriesOf(expectedZip);
+    for (const bytes of zips.values()) {
+      const entries = entriesOf(bytes);
+      if (entries !== expected) unexpected.push(`export: ${entries}`);
+    }
+  }
   return { counts, unexpected };
 }
 
 /**
- * A response as comparable text: the status, then the body (a ZIP as its
- * entries' names and texts; JSON without its request id).
+ * A response as comparable text: the status, then the body (JSON without
+ * its request id). A ZIP is described by its SHA-256 and kept in `zips`, to
+ * be read once per distinct archive after the load (the independent readers
+ * take a while).
  */
-async function describe(response: Response): Promise<string> {
+async function describe(
+  response: Response,
+  zips?: Map<string, Uint8Array>,
+): Promise<string> {
   const bytes = new Uint8Array(await response.arrayBuffer());
   if (response.headers.get("content-type") === "application/zip") {
-    const entries = readZip(bytes).map((entry) => [entry.name, entry.text]);
-    return `${response.status} ${JSON.stringify(entries)}`;
+    const digest = await crypto.subtle.digest("SHA-256", bytes);
+    const hex = [...new Uint8Array(digest)]
+      .map((byte) => byte.toString(16).padStart(2, "0")).join("");
+    zips?.set(hex, bytes);
+    return `${response.status} zip`;
   }
   const text = new TextDecoder().decode(bytes);
   return `${response.status} ${text.replace(/\(request id [^)]*\)/, "")}`;
+}
+
+/** A ZIP's entries as comparable text. */
+function entriesOf(bytes: Uint8Array): string {
+  return JSON.stringify(
+    readZip(bytes).map((entry) => [entry.name, entry.text]),
+  );
 }
 
 /** A delete's answer is checked by status alone (404's body names the id). */

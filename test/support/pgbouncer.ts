@@ -10,17 +10,14 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asPostgres, givePostgres } from "./as_postgres.ts";
+import { freePortInRange } from "./port_range.ts";
 import type { TestDatabase } from "./postgres.ts";
 
 /** Where Debian installs PgBouncer. */
 export const PGBOUNCER = "/usr/sbin/pgbouncer";
-
-/** The ports PgBouncer may take (this test's share of 127.0.0.1). */
-const PORTS = { from: 44100, to: 44899 };
 
 /** A running PgBouncer. */
 export interface PgBouncer {
@@ -126,17 +123,4 @@ async function stopChild(child: ChildProcess, exited: Promise<void>) {
     child.kill("SIGTERM");
   }
   await exited;
-}
-
-async function freePortInRange(): Promise<number> {
-  for (;;) {
-    const port = PORTS.from +
-      Math.floor(Math.random() * (PORTS.to - PORTS.from + 1));
-    const free = await new Promise<boolean>((resolve) => {
-      const server = createServer();
-      server.once("error", () => resolve(false));
-      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
-    });
-    if (free) return port;
-  }
 }
