@@ -1,7 +1,8 @@
 /**
  * The server's settings, read from the environment (`PORT`, `HOST`,
  * `FIXTURES`, `DATABASE_URL`, `DATABASE_DIRECT_URL`, `DATABASE_READ_URL`,
- * `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`, `LOG_LEVEL`, `LOG_FORMAT`): one reading shared by `npm start`, the `./server` entry and
+ * `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`, `LOG_LEVEL`, `LOG_FORMAT`):
+ * one reading shared by `npm start`, the `./server` entry and
  * `callflow-api serve`, so they all take the same settings and refuse the
  * same mistakes.
  *
