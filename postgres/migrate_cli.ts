@@ -1,6 +1,7 @@
 /**
  * `npm run migrate` (or `deno task migrate`): brings the schema of the
- * database at `DATABASE_URL` up to date and says what it applied. The server
+ * database at `DATABASE_DIRECT_URL` (a direct connection, past any pooler)
+ * or else `DATABASE_URL` up to date and says what it applied. The server
  * does the same on start; this is for deploying the schema ahead of it.
  *
  * @example
@@ -16,8 +17,12 @@ import { connectPostgres } from "./connect.ts";
 import { migrate } from "./migrate.ts";
 
 async function main(): Promise<void> {
-  const url = process.env.DATABASE_URL;
-  if (!url) throw new Error("Cannot migrate: DATABASE_URL is not set");
+  const url = process.env.DATABASE_DIRECT_URL || process.env.DATABASE_URL;
+  if (!url) {
+    throw new Error(
+      "Cannot migrate: neither DATABASE_DIRECT_URL nor DATABASE_URL is set",
+    );
+  }
   const sql = connectPostgres(url, { max: 1 });
   try {
     const applied = await migrate(sql);
