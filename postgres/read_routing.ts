@@ -8,6 +8,9 @@
 import type { Sql } from "postgres";
 import { PostgresTimeoutError, withDeadline } from "./deadline.ts";
 
+/** The longest a probe of the replica may take before it counts as down. */
+const PROBE_DEADLINE_MS = 10_000;
+
 /** Options of {@linkcode ReadRouting}. */
 export interface ReadRoutingOptions {
   /**
@@ -15,12 +18,13 @@ export interface ReadRoutingOptions {
    * (`SELECT 1`, in the background: reads never wait for a probe), in
    * milliseconds. Default 2000.
    */
-  probeInterval?: number;
+  replicaProbeInterval?: number;
   /**
    * Called when the replica goes down (with the reason, as readyz reports
-   * it) and when it is back (with `undefined`): for a log line.
+   * it) and when it is back (with `undefined`), once per change: for a log
+   * line.
    */
-  onChange?: (degraded: string | undefined) => void;
+  onReplicaChange?: (degraded: string | undefined) => void;
 }
 
 /**
@@ -88,8 +92,8 @@ export class ReadRouting {
   ) {
     this.#primary = primary;
     this.#replica = replica;
-    this.#probeInterval = options.probeInterval ?? 2000;
-    this.#onChange = options.onChange ?? (() => {});
+    this.#probeInterval = options.replicaProbeInterval ?? 2000;
+    this.#onChange = options.onReplicaChange ?? (() => {});
   }
 
   /**
@@ -154,7 +158,7 @@ export class ReadRouting {
   #probe(): Promise<void> {
     const replica = this.#replica!;
     this.#nextProbe = Date.now() + this.#probeInterval;
-    this.#probing ??= withDeadline(replica`SELECT 1`, 10_000)
+    this.#probing ??= withDeadline(replica`SELECT 1`, PROBE_DEADLINE_MS)
       .then(() => this.#markUp(), (error: unknown) => {
         if (isUnreachable(error)) this.#markDown(error);
       })
@@ -165,12 +169,11 @@ export class ReadRouting {
   #markDown(error: unknown): void {
     const reason = (error as { code?: unknown } | null)?.code ??
       (error as Error).message;
-    const note =
+    const wasUp = this.#degraded === undefined;
+    this.#degraded =
       `The read replica cannot be reached (${reason}): reading from the primary`;
     this.#nextProbe = Date.now() + this.#probeInterval;
-    if (this.#degraded === note) return;
-    this.#degraded = note;
-    this.#onChange(note);
+    if (wasUp) this.#onChange(this.#degraded);
   }
 
   #markUp(): void {

@@ -97,7 +97,7 @@ async function openStore(settings: ServerSettings): Promise<ServerStore> {
     max: settings.poolSize,
     directUrl: settings.databaseDirectUrl,
     readUrl: settings.databaseReadUrl,
-    onChange: (degraded) =>
+    onReplicaChange: (degraded) =>
       console.warn(
         degraded ?? "The read replica answers again: reading from it",
       ),

@@ -62,7 +62,10 @@ describe("ReadRouting", () => {
       const routing = new ReadRouting(
         fakePool("primary"),
         fakePool("replica", () => Promise.reject(failure(code))),
-        { onChange: (note) => changes.push(note), probeInterval: 60_000 },
+        {
+          onReplicaChange: (note) => changes.push(note),
+          replicaProbeInterval: 60_000,
+        },
       );
       const read = readFailingOnReplica(failure(code));
       assert.equal(await routing.read(read), "primary");
@@ -114,7 +117,10 @@ describe("ReadRouting", () => {
         () =>
           up ? Promise.resolve([]) : Promise.reject(failure("ECONNREFUSED")),
       ),
-      { probeInterval: 20, onChange: (note) => changes.push(note) },
+      {
+        replicaProbeInterval: 20,
+        onReplicaChange: (note) => changes.push(note),
+      },
     );
     const where = (sql: Sql) => Promise.resolve(nameOf(sql));
     assert.equal(await routing.check(100), routing.degraded);
