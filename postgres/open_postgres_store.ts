@@ -29,9 +29,9 @@ export interface OpenPostgresStoreOptions
 
 /**
  * Connects to `url`, brings the schema up to date (through `directUrl` when
- * given) and returns the store. When the database cannot be reached or
- * migrated, the pools are ended and the error thrown, so a failed start
- * leaves nothing open. An unreachable replica does not fail the start: reads
+ * given) and returns the store. When the database cannot be reached (at
+ * `url` or `directUrl`) or migrated, the pools are ended and the error
+ * thrown, so a failed start leaves nothing open. An unreachable replica does not fail the start: reads
  * go to the primary until it answers.
  *
  * @param url A `postgres://user:password@host:port/database` URL: the primary,
@@ -72,6 +72,9 @@ export async function openPostgresStore(
   );
   try {
     await migrate(direct ?? sql, rest);
+    // Migrated past it: still, a start fails when the primary's own URL
+    // (a pooler, typically) cannot be reached.
+    if (direct !== undefined) await sql`SELECT 1`;
   } catch (error) {
     await Promise.all(pools.map((pool) => pool.end({ timeout: 1 })));
     throw error;

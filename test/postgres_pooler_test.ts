@@ -147,6 +147,19 @@ describe("Postgres through PgBouncer in transaction mode", {
     }
   });
 
+  it("fails to start when DATABASE_URL cannot be reached, though the direct URL can", async () => {
+    const { server, url } = startServerMain({
+      DATABASE_URL: "postgres://postgres@127.0.0.1:1/none?prepare=false",
+      DATABASE_DIRECT_URL: db.url,
+    });
+    try {
+      await assert.rejects(url);
+      assert.notEqual(await server.exited, 0);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it(`serves ${CLIENTS} clients for ${LOAD_MS / 1000} s of mixed requests, 0 unexpected answers (${runtimeName()})`, async () => {
     const data = mixedLoadData("b2", { calls: 40, integrations: 4000 });
     const fixturesPath = join(directory, "fixtures.json");
