@@ -172,12 +172,21 @@ describe("Postgres through PgBouncer in transaction mode", {
     });
     try {
       const base = await url;
+      const before = await bouncer.transactions();
       const result = await runMixedLoad(base, data, {
         clients: CLIENTS,
         ms: LOAD_MS,
       });
-      console.log(`through PgBouncer: ${JSON.stringify(result.counts)}`);
+      const passed = await bouncer.transactions() - before;
+      console.log(
+        `through PgBouncer: ${
+          JSON.stringify(result.counts)
+        }, ${passed} transactions`,
+      );
       assert.deepEqual(result.unexpected, []);
+      // Every request's statements went through PgBouncer.
+      const requests = Object.values(result.counts).reduce((a, b) => a + b);
+      assert.ok(passed >= requests, `${passed} < ${requests}`);
       for (const kind of ["lookup", "export", "trigger", "delete", "401"]) {
         assert.ok((result.counts[kind] ?? 0) >= 10, `few ${kind}`);
       }

@@ -1,8 +1,9 @@
 /**
  * A real PgBouncer (`/usr/sbin/pgbouncer`, Debian's `pgbouncer` package) in
  * transaction mode in front of a test database's server, with every other
- * setting at its default: `ignore_startup_parameters` included, so a
- * startup parameter it does not know is refused as in production. It runs
+ * setting at its default but `stats_users` (for `SHOW STATS`):
+ * `ignore_startup_parameters` included, so a startup parameter it does not
+ * know is refused as in production. It runs
  * in the foreground as user `postgres` when the test runs as root (PgBouncer
  * refuses root), and is stopped by its PID.
  *
@@ -10,6 +11,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import postgres from "postgres";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { asPostgres, givePostgres } from "./as_postgres.ts";
@@ -26,6 +28,12 @@ export interface PgBouncer {
   port: number;
   /** PgBouncer's output, for failure messages. */
   output(): string;
+  /**
+   * How many transactions PgBouncer has passed on to the test database so
+   * far (`SHOW STATS`, `total_xact_count`; a statement outside a
+   * transaction counts as one).
+   */
+  transactions(): Promise<number>;
   /** Stops it (SIGTERM to its PID) and removes its files. */
   stop(): Promise<void>;
 }
@@ -65,6 +73,7 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
         "auth_type = trust",
         `auth_file = ${join(dir, "users.txt")}`,
         "pool_mode = transaction",
+        `stats_users = ${user}`,
         "",
       ].join("\n"),
     );
@@ -87,6 +96,20 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
         url: url.href,
         port,
         output: () => output,
+        async transactions() {
+          const console = postgres(
+            `postgres://${user}@127.0.0.1:${port}/pgbouncer`,
+            { max: 1, fetch_types: false, onnotice: () => {} },
+          );
+          try {
+            const rows = await console.unsafe("SHOW STATS").simple();
+            const name = new URL(db.url).pathname.slice(1);
+            const row = rows.find((row) => row.database === name);
+            return Number(row?.total_xact_count ?? 0);
+          } finally {
+            await console.end();
+          }
+        },
         async stop() {
           await stopChild(child, exited);
           rmSync(dir, { recursive: true, force: true });
