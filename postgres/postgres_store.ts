@@ -11,6 +11,7 @@ import type {
   Grant,
   Role,
   Store,
+  StoreDegraded,
   TranscriptChunk,
   Trigger,
 } from "../src/store/store.ts";
@@ -70,6 +71,16 @@ export interface PostgresStoreOptions
  * const handler = createHandler({ store });
  * // ... and on shutdown:
  * await store.close();
+ * ```
+ *
+ * @example Reads from a replica, deletes on the primary
+ * ```ts ignore
+ * import { connectPostgres, PostgresStore } from "./mod.ts";
+ *
+ * const store = new PostgresStore(connectPostgres("postgres://db-1/app"), {
+ *   replica: connectPostgres("postgres://db-2/app"),
+ *   onReplicaChange: (degraded) => console.warn(degraded ?? "replica back"),
+ * });
  * ```
  */
 export class PostgresStore implements Store {
@@ -138,10 +149,10 @@ export class PostgresStore implements Store {
   ): Promise<string[] | undefined> {
     const rows = await this.#read((sql) =>
       sql<{ body: string | null }[]>`
-      SELECT m.body::text AS body
-      FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
-      WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-      ORDER BY m.position`
+        SELECT m.body::text AS body
+        FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
+        WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
+        ORDER BY m.position`
     );
     if (rows.length === 0) return undefined;
     return rows.flatMap((row) => row.body === null ? [] : [row.body]);
@@ -171,19 +182,19 @@ export class PostgresStore implements Store {
         sql<
           { ordinal: number; position: number; body: string }[]
         >`
-        SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
-        FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
-          AS r(call_id, ordinal)
-        JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
-        CROSS JOIN LATERAL (
-          SELECT position, body FROM call_messages
-          WHERE call_id = c.call_id
-            AND (r.ordinal > 1 OR position > ${afterPosition})
-          ORDER BY position
-          LIMIT ${limit}
-        ) m
-        ORDER BY r.ordinal, m.position
-        LIMIT ${limit}`
+          SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
+          FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
+            AS r(call_id, ordinal)
+          JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
+          CROSS JOIN LATERAL (
+            SELECT position, body FROM call_messages
+            WHERE call_id = c.call_id
+              AND (r.ordinal > 1 OR position > ${afterPosition})
+            ORDER BY position
+            LIMIT ${limit}
+          ) m
+          ORDER BY r.ordinal, m.position
+          LIMIT ${limit}`
       );
       yield* chunksOf(rows, ids);
       if (rows.length < limit) {
@@ -250,7 +261,7 @@ export class PostgresStore implements Store {
    * replica, also probes it (waiting up to a second) and resolves with
    * `{ degraded }` while reads go to the primary instead.
    */
-  async ping(): Promise<void | { degraded: string }> {
+  async ping(): Promise<void | StoreDegraded> {
     const [, degraded] = await Promise.all([
       this.#ask(this.#sql`SELECT 1`),
       this.#reads.check(1000),
