@@ -4,7 +4,8 @@
  * on it and serves 20 concurrent clients for 10 s of mixed requests with no
  * unexpected answer; migrations through the pooler are safe from several
  * processes at once; the transactions' timeouts never stay on a pooled
- * connection; migrating and seeding go through `DATABASE_DIRECT_URL`.
+ * connection; migrating and seeding go through `DATABASE_DIRECT_URL`. The
+ * load runs on the settings of the README's example, read from README.md.
  * Needs DATABASE_URL (a real server) and PgBouncer (`.ci/run` installs it).
  */
 import assert from "node:assert/strict";
@@ -24,11 +25,48 @@ import {
   startPgBouncer,
 } from "./support/pgbouncer.ts";
 import { createTestDatabase, type TestDatabase } from "./support/postgres.ts";
+import { codeBlocks, readmeSection } from "./support/readme.ts";
 import { startServerMain } from "./support/server_main.ts";
 
 const SERVER_URL = process.env.DATABASE_URL;
 const CLIENTS = 20;
 const LOAD_MS = 10_000;
+
+/**
+ * The settings of the README's PgBouncer example (read from README.md), its
+ * hosts, credentials and database made this test's: PgBouncer's port for
+ * DATABASE_URL, the server's for DATABASE_DIRECT_URL, each URL's query kept.
+ */
+function readmePoolerSettings(
+  db: TestDatabase,
+  bouncer: PgBouncer,
+): Record<string, string> {
+  const [example] = codeBlocks(
+    readmeSection("Session settings and poolers"),
+    "sh",
+  );
+  const written = Object.fromEntries(
+    [...example!.text.matchAll(/(\w+)='([^']*)'/g)].map(([, name, value]) => [
+      name!,
+      value!,
+    ]),
+  );
+  const retarget = (url: string | undefined, target: string) => {
+    assert.ok(url, `the README's example lacks a URL: ${example!.text}`);
+    const [to, from] = [new URL(url), new URL(target)];
+    Object.assign(to, {
+      username: from.username,
+      password: from.password,
+      host: from.host,
+      pathname: from.pathname,
+    });
+    return to.href;
+  };
+  return {
+    DATABASE_URL: retarget(written.DATABASE_URL, db.urlThrough(bouncer.port)),
+    DATABASE_DIRECT_URL: retarget(written.DATABASE_DIRECT_URL, db.url),
+  };
+}
 
 describe("Postgres through PgBouncer in transaction mode", {
   skip: !SERVER_URL && "needs DATABASE_URL: a real PostgreSQL server",
@@ -164,9 +202,10 @@ describe("Postgres through PgBouncer in transaction mode", {
     const data = mixedLoadData("b2", { calls: 40, integrations: 4000 });
     const fixturesPath = join(directory, "fixtures.json");
     writeFileSync(fixturesPath, JSON.stringify(data.fixtures));
+    const settings = readmePoolerSettings(db, bouncer);
+    assert.match(settings.DATABASE_URL!, /\?prepare=false$/);
     const { server, url } = startServerMain({
-      DATABASE_URL: bouncer.url,
-      DATABASE_DIRECT_URL: db.url,
+      ...settings,
       FIXTURES: fixturesPath,
       MAX_CONCURRENT_EXPORTS: String(CLIENTS),
     });

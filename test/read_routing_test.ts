@@ -13,7 +13,7 @@ import { ReadRouting } from "../postgres/read_routing.ts";
 /** A pool that only tells its name; `probe` answers its `SELECT 1`. */
 function fakePool(
   name: string,
-  probe: () => Promise<unknown> = async () => [],
+  probe: () => Promise<unknown> = () => Promise.resolve([]),
 ) {
   const pool = (() => probe()) as unknown as Sql;
   return Object.assign(pool, { poolName: name });
@@ -26,21 +26,24 @@ const failure = (code: string) =>
   Object.assign(new Error(`failed: ${code}`), { code });
 
 /** A read on `replica` that fails with `error`, on the primary answers. */
-const readFailingOnReplica = (error: Error) => async (sql: Sql) => {
-  if (nameOf(sql) === "replica") throw error;
-  return nameOf(sql);
-};
+const readFailingOnReplica = (error: Error) => (sql: Sql) =>
+  nameOf(sql) === "replica"
+    ? Promise.reject(error)
+    : Promise.resolve(nameOf(sql));
+
+/** A read that answers with the name of the pool it ran on. */
+const where = (sql: Sql) => Promise.resolve(nameOf(sql));
 
 describe("ReadRouting", () => {
   it("reads from the primary when there is no replica, never degraded", async () => {
     const routing = new ReadRouting(fakePool("primary"), undefined);
-    assert.equal(await routing.read(async (sql) => nameOf(sql)), "primary");
+    assert.equal(await routing.read(where), "primary");
     assert.equal(await routing.check(10), undefined);
   });
 
   it("reads from the replica while it answers", async () => {
     const routing = new ReadRouting(fakePool("primary"), fakePool("replica"));
-    assert.equal(await routing.read(async (sql) => nameOf(sql)), "replica");
+    assert.equal(await routing.read(where), "replica");
     assert.equal(routing.degraded, undefined);
   });
 
@@ -75,9 +78,9 @@ describe("ReadRouting", () => {
       );
       let replicaReads = 0;
       assert.equal(
-        await routing.read(async (sql) => {
+        await routing.read((sql) => {
           if (nameOf(sql) === "replica") replicaReads++;
-          return nameOf(sql);
+          return where(sql);
         }),
         "primary",
       );
@@ -122,7 +125,6 @@ describe("ReadRouting", () => {
         onReplicaChange: (note) => changes.push(note),
       },
     );
-    const where = (sql: Sql) => Promise.resolve(nameOf(sql));
     assert.equal(await routing.check(100), routing.degraded);
     assert.notEqual(routing.degraded, undefined);
     up = true;

@@ -6,7 +6,7 @@
  */
 import process from "node:process";
 import { runtimeName } from "../../server/_serve.ts";
-import { ServerProcess } from "../deploy/processes.ts";
+import { ServerProcess, UNSET_SERVER_SETTINGS } from "../deploy/processes.ts";
 
 /** A started server and the URL it announced. */
 export interface StartedServer {
@@ -16,8 +16,9 @@ export interface StartedServer {
 }
 
 /**
- * Starts `server/main.ts` with `env` added to this process's environment
- * (`PORT=0`, `HOST=127.0.0.1`, `LOG_LEVEL=off` unless given). `url` rejects
+ * Starts `server/main.ts` with `env` added to this process's environment,
+ * less its server settings (`PORT=0`, `HOST=127.0.0.1`, `LOG_LEVEL=off`
+ * unless given). `url` rejects
  * when the process exits before it listens.
  *
  * @example
@@ -37,6 +38,7 @@ export function startServerMain(env: Record<string, string>): StartedServer {
     cwd: process.cwd(),
     env: {
       ...process.env,
+      ...UNSET_SERVER_SETTINGS,
       PORT: "0",
       HOST: "127.0.0.1",
       LOG_LEVEL: "off",
