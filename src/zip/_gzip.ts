@@ -30,8 +30,10 @@ const LEVEL = 6;
  * import { gzipCompressor } from "./_gzip.ts";
  *
  * const gzip = await gzipCompressor();
- * const bytes = new Blob(["hello"]).stream().pipeThrough(gzip);
- * const text = bytes.pipeThrough(new DecompressionStream("gzip"));
+ * const member = await new Response(
+ *   new Blob(["hello"]).stream().pipeThrough(gzip),
+ * ).blob();
+ * const text = member.stream().pipeThrough(new DecompressionStream("gzip"));
  * assert.equal(await new Response(text).text(), "hello");
  * ```
  */

@@ -75,7 +75,8 @@ function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
  * const raw = new Blob(["hello, hello"]).stream()
  *   .pipeThrough(new CompressionStream("gzip"))
  *   .pipeThrough(body.transform);
- * const inflated = raw.pipeThrough(new DecompressionStream("deflate-raw"));
+ * const inflated = (await new Response(raw).blob()).stream()
+ *   .pipeThrough(new DecompressionStream("deflate-raw"));
  * assert.equal(await new Response(inflated).text(), "hello, hello");
  * assert.equal((await body.trailer).crc32, 0xf3ccc5ff);
  * ```
