@@ -6,7 +6,7 @@
  * @module
  */
 import type { TranscriptChunk } from "./store/store.ts";
-import { type ZipEntryWriter, ZipStream } from "./zip/zip_stream.ts";
+import { ZipStream } from "./zip/zip_stream.ts";
 
 /** Options of {@linkcode transcriptArchive}. */
 export interface TranscriptArchiveOptions {
@@ -15,11 +15,6 @@ export interface TranscriptArchiveOptions {
   /** Told of a failure that aborted the archive midway. */
   onError: (error: unknown) => void;
 }
-
-const encoder = new TextEncoder();
-
-/** About how many characters of JSON are encoded and deflated at a time. */
-const PIECE_LENGTH = 64 * 1024;
 
 /**
  * Streams the ZIP archive of a run of transcript chunks. Chunks are pulled
@@ -80,40 +75,21 @@ async function writeArchive(
     const entry = await zip.add(`${callId}.json`);
     let separator = "[";
     while (next?.callId === callId) {
-      await writeMessages(entry, separator, next.messages);
-      separator = ",";
+      for (const message of next.messages) {
+        // Awaited only when the archive's reader is behind: an await per
+        // message would cost a promise each.
+        const afterSeparator = entry.write(separator);
+        if (afterSeparator !== undefined) await afterSeparator;
+        const afterMessage = entry.write(message);
+        if (afterMessage !== undefined) await afterMessage;
+        separator = ",";
+      }
       const result = await following;
       next = result.done ? undefined : result.value;
       if (next !== undefined) following = readAhead(rest);
     }
-    await entry.write(encoder.encode("]"));
+    await entry.write("]");
     entry.close();
-  }
-}
-
-/**
- * Writes messages as JSON array items, `separator` first, in pieces of about
- * PIECE_LENGTH characters: a long transcript joined whole is one large string
- * and one large buffer per call, which the garbage collector leaves to its
- * slower old-space collections.
- */
-async function writeMessages(
-  entry: ZipEntryWriter,
-  separator: string,
-  messages: readonly string[],
-): Promise<void> {
-  let start = 0;
-  let length = 0;
-  for (let i = 0; i < messages.length; i += 1) {
-    length += messages[i]!.length + 1;
-    if (length >= PIECE_LENGTH || i === messages.length - 1) {
-      await entry.write(
-        encoder.encode(separator + messages.slice(start, i + 1).join(",")),
-      );
-      separator = ",";
-      start = i + 1;
-      length = 0;
-    }
   }
 }
 

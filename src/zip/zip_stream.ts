@@ -44,13 +44,16 @@ const MAX_ENTRIES_IN_FLIGHT = 4;
  */
 const READ_AHEAD_BYTES = 64 * 1024;
 
-/** Bytes written to compressors that they have not yet taken in. */
-const MAX_PENDING_INPUT_BYTES = 256 * 1024;
-
 /** Deflated bytes an entry may hold before its compressor waits. */
 const ENTRY_OUTPUT_BYTES = 256 * 1024;
 
+/** The buffers text is encoded into, reused once a compressor took them in. */
+const BUFFER_BYTES = 64 * 1024;
+/** How many buffers an archive may have: 512 KiB of text not yet deflated. */
+const MAX_BUFFERS = 8;
+
 const encoder = new TextEncoder();
+const ONE_ASCII: TextEncoderEncodeIntoResult = { read: 1, written: 1 };
 
 /** One entry being compressed or sent. */
 class Entry {
@@ -60,6 +63,9 @@ class Entry {
   readonly trailer: Promise<GzipTrailer>;
   /** Uncompressed bytes written so far. */
   size = 0;
+  /** The buffer being filled, and how much of it is. */
+  buffer: Uint8Array<ArrayBuffer> | undefined;
+  filled = 0;
   /** Where its local header starts, once it is being sent. */
   offset: number | undefined;
 
@@ -84,13 +90,13 @@ class Entry {
   }
 }
 
-/** What a writer of one entry's data is given by {@linkcode ZipStream.add}. */
+/** The writer of one entry's data, given by {@linkcode ZipStream.add}. */
 export interface ZipEntryWriter {
   /**
-   * Adds bytes to the entry. Resolves when the archive can take more: the
-   * bytes need not be compressed yet, but the caller must not change them.
+   * Appends text to the entry, UTF-8 encoded. Returns a promise to await
+   * before writing more when the archive's reader is behind, else nothing.
    */
-  write(bytes: Uint8Array<ArrayBuffer>): Promise<void>;
+  write(text: string): Promise<void> | undefined;
   /** Ends the entry's data. */
   close(): void;
 }
@@ -102,8 +108,10 @@ export interface ZipEntryWriter {
  *
  * Memory is bounded whatever the entries' size: writes wait while the reader
  * of the archive is behind (backpressure), with at most 4 entries, 64 KiB of
- * data added after the entry being sent and 256 KiB of deflated data per
- * entry in flight. Entries carry Zip64 sizes, so any may pass 4 GiB.
+ * text added after the entry being sent, 512 KiB of text not yet deflated
+ * and 256 KiB of deflated data per entry in flight. Text is encoded into
+ * buffers reused from one write to the next. Entries carry Zip64 sizes, so
+ * any may pass 4 GiB.
  *
  * {@linkcode ZipStream.abort} errors the archive (a reader never takes a
  * truncated archive for a whole one); when the reader cancels, pending and
@@ -117,7 +125,7 @@ export interface ZipEntryWriter {
  * const zip = new ZipStream({ lastModified: new Date() });
  * const reading = new Response(zip.readable).arrayBuffer();
  * const entry = await zip.add("hello.txt");
- * await entry.write(new TextEncoder().encode("hello"));
+ * await entry.write("hello");
  * entry.close();
  * zip.close();
  * const bytes = new Uint8Array(await reading);
@@ -134,7 +142,9 @@ export class ZipStream {
   readonly #written: CentralEntry[] = [];
   /** Bytes of the archive sent so far. */
   #offset = 0;
-  #pendingInput = 0;
+  /** Buffers free for reuse, and how many exist. */
+  readonly #free: Uint8Array<ArrayBuffer>[] = [];
+  #buffers = 0;
   /** Uncompressed bytes of the entries after the one being sent. */
   #readAhead = 0;
   #closed = false;
@@ -180,8 +190,10 @@ export class ZipStream {
     this.#entries.push(entry);
     this.#notify();
     return {
-      write: (bytes) => this.#write(entry, bytes),
+      write: (text) => this.#write(entry, text),
       close: () => {
+        this.#check();
+        this.#flush(entry);
         entry.writer.close().catch((error) => this.#fail(error));
       },
     };
@@ -198,22 +210,79 @@ export class ZipStream {
     this.#fail(reason);
   }
 
-  async #write(entry: Entry, bytes: Uint8Array<ArrayBuffer>): Promise<void> {
+  #write(entry: Entry, text: string): Promise<void> | undefined {
     this.#check();
-    const length = bytes.length;
-    entry.size += length;
-    this.#pendingInput += length;
-    if (entry !== this.#entries[0]) this.#readAhead += length;
-    entry.writer.write(bytes).then(() => {
-      this.#pendingInput -= length;
-      this.#notify();
-    }, (error) => this.#fail(error));
-    while (
-      this.#pendingInput > MAX_PENDING_INPUT_BYTES ||
-      (entry !== this.#entries[0] && this.#readAhead > READ_AHEAD_BYTES)
-    ) {
+    for (;;) {
+      entry.buffer ??= this.#takeBuffer();
+      if (entry.buffer === undefined) {
+        return this.#change().then(() => this.#write(entry, text));
+      }
+      const { read = 0, written = 0 } = this.#encode(
+        entry.buffer,
+        entry.filled,
+        text,
+      );
+      entry.filled += written;
+      entry.size += written;
+      if (entry !== this.#entries[0]) this.#readAhead += written;
+      if (read === text.length) break;
+      text = text.slice(read);
+      this.#flush(entry);
+    }
+    if (entry !== this.#entries[0] && this.#readAhead > READ_AHEAD_BYTES) {
+      // Let its compressor work on what it has while the entry waits.
+      this.#flush(entry);
+      return this.#readAheadTaken(entry);
+    }
+    return undefined;
+  }
+
+  async #readAheadTaken(entry: Entry): Promise<void> {
+    while (entry !== this.#entries[0] && this.#readAhead > READ_AHEAD_BYTES) {
       await this.#change();
     }
+  }
+
+  /**
+   * Encodes as much of `text` as fits into `buffer` from `at`. A single ASCII
+   * character (a JSON separator) is stored without a view or a result object:
+   * the export writes one per message.
+   */
+  #encode(
+    buffer: Uint8Array<ArrayBuffer>,
+    at: number,
+    text: string,
+  ): TextEncoderEncodeIntoResult {
+    const code = text.length === 1 ? text.charCodeAt(0) : 0x80;
+    if (code < 0x80 && at < buffer.length) {
+      buffer[at] = code;
+      return ONE_ASCII;
+    }
+    return encoder.encodeInto(text, buffer.subarray(at));
+  }
+
+  /** A free buffer, or `undefined` when all are in use. */
+  #takeBuffer(): Uint8Array<ArrayBuffer> | undefined {
+    const buffer = this.#free.pop();
+    if (buffer !== undefined || this.#buffers === MAX_BUFFERS) return buffer;
+    this.#buffers += 1;
+    return new Uint8Array(BUFFER_BYTES);
+  }
+
+  /** Hands the entry's buffer to its compressor, to reuse once taken in. */
+  #flush(entry: Entry): void {
+    const { buffer, filled } = entry;
+    if (buffer === undefined) return;
+    entry.buffer = undefined;
+    entry.filled = 0;
+    if (filled === 0) {
+      this.#free.push(buffer);
+      return;
+    }
+    entry.writer.write(buffer.subarray(0, filled)).then(() => {
+      this.#free.push(buffer);
+      this.#notify();
+    }, (error) => this.#fail(error));
   }
 
   /** Sends the next piece of the archive. */
