@@ -47,7 +47,7 @@ const READ_AHEAD_BYTES = 64 * 1024;
 /** Deflated bytes an entry may hold before its compressor waits. */
 const ENTRY_OUTPUT_BYTES = 256 * 1024;
 
-/** The buffers text is encoded into, reused once a compressor took them in. */
+/** The size of the buffers text is encoded into. */
 const BUFFER_BYTES = 64 * 1024;
 /** How many buffers an archive may have: 512 KiB of text not yet deflated. */
 const MAX_BUFFERS = 8;
@@ -109,9 +109,8 @@ export interface ZipEntryWriter {
  * Memory is bounded whatever the entries' size: writes wait while the reader
  * of the archive is behind (backpressure), with at most 4 entries, 64 KiB of
  * text added after the entry being sent, 512 KiB of text not yet deflated
- * and 256 KiB of deflated data per entry in flight. Text is encoded into
- * buffers reused from one write to the next. Entries carry Zip64 sizes, so
- * any may pass 4 GiB.
+ * and 256 KiB of deflated data per entry in flight. Entries carry Zip64
+ * sizes, so any may pass 4 GiB.
  *
  * {@linkcode ZipStream.abort} errors the archive (a reader never takes a
  * truncated archive for a whole one); when the reader cancels, pending and
@@ -142,8 +141,7 @@ export class ZipStream {
   readonly #written: CentralEntry[] = [];
   /** Bytes of the archive sent so far. */
   #offset = 0;
-  /** Buffers free for reuse, and how many exist. */
-  readonly #free: Uint8Array<ArrayBuffer>[] = [];
+  /** Buffers being filled or not yet taken in by a compressor. */
   #buffers = 0;
   /** Uncompressed bytes of the entries after the one being sent. */
   #readAhead = 0;
@@ -261,28 +259,34 @@ export class ZipStream {
     return encoder.encodeInto(text, buffer.subarray(at));
   }
 
-  /** A free buffer, or `undefined` when all are in use. */
+  /** A new buffer, or `undefined` while there are as many as allowed. */
   #takeBuffer(): Uint8Array<ArrayBuffer> | undefined {
-    const buffer = this.#free.pop();
-    if (buffer !== undefined || this.#buffers === MAX_BUFFERS) return buffer;
+    if (this.#buffers === MAX_BUFFERS) return undefined;
     this.#buffers += 1;
     return new Uint8Array(BUFFER_BYTES);
   }
 
-  /** Hands the entry's buffer to its compressor, to reuse once taken in. */
+  /**
+   * Hands the entry's buffer to its compressor. Never reused: Node's
+   * `CompressionStream` resolves a write of less than 16 KiB before zlib has
+   * read it.
+   */
   #flush(entry: Entry): void {
     const { buffer, filled } = entry;
     if (buffer === undefined) return;
     entry.buffer = undefined;
     entry.filled = 0;
-    if (filled === 0) {
-      this.#free.push(buffer);
-      return;
-    }
-    entry.writer.write(buffer.subarray(0, filled)).then(() => {
-      this.#free.push(buffer);
+    const release = () => {
+      this.#buffers -= 1;
       this.#notify();
-    }, (error) => this.#fail(error));
+    };
+    if (filled === 0) release();
+    else {
+      entry.writer.write(buffer.subarray(0, filled)).then(
+        release,
+        (error) => this.#fail(error),
+      );
+    }
   }
 
   /** Sends the next piece of the archive. */
