@@ -1,10 +1,13 @@
 /**
  * The export's deflate codecs side by side, in process, without HTTP: the
- * seconds zip.js takes to write the 500 entries of the bench data (as the
- * export writes them: level 5, no workers, entries streamed) with
+ * seconds (wall and the process's CPU) taken to write the 500 entries of the
+ * bench data with
  *
+ * - `zipstream`: the export's own writer (src/zip/), on the runtime's
+ *   `CompressionStream("gzip")` at its default level, 6;
  * - `zlibjs`: zip.js's `zip-core-native` entry, its pure-JavaScript zlib port
- *   (what the export uses: it never fetches);
+ *   (what the export used before: it never fetches), as the export wrote
+ *   entries with it (no workers, entries streamed in 64 K pieces);
  * - `native`: the same entry with the runtime's `CompressionStream` (at the
  *   runtime's own level: zip.js uses its own codec for any level but 6);
  * - `wasm`: zip.js's default entry, its WebAssembly zlib, which instantiates
@@ -19,7 +22,8 @@
  *
  * Run: `node bench/export_codecs.ts`. `BENCH_MESSAGES` (default 200),
  * `BENCH_ROUNDS` (default 2), `BENCH_RUNTIMES` (default `node,deno,bun`),
- * `BENCH_CODECS` (default `zlibjs,native,wasm`), `BENCH_LEVEL` (default 5).
+ * `BENCH_CODECS` (default `zipstream,zlibjs@6,zlibjs@3`), `BENCH_LEVEL`
+ * (default 5).
  *
  * @module
  */
@@ -30,6 +34,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";
 import { median } from "./hot_path.ts";
+import { ZipStream } from "../src/zip/zip_stream.ts";
 
 const LEVEL = Number(process.env.BENCH_LEVEL ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -97,24 +102,56 @@ async function archive(
   return new Uint8Array(await new Blob(parts).arrayBuffer());
 }
 
+/** One archive of the entries written by the export's own writer. */
+async function zipStreamArchive(entries: string[][]): Promise<Uint8Array> {
+  const zip = new ZipStream({ lastModified: new Date() });
+  const reading = new Response(zip.readable).arrayBuffer();
+  for (const [index, messages] of entries.entries()) {
+    const entry = await zip.add(`${index}.json`);
+    let separator = "[";
+    for (const message of messages) {
+      await entry.write(separator);
+      await entry.write(message);
+      separator = ",";
+    }
+    await entry.write("]");
+    entry.close();
+  }
+  zip.close();
+  return new Uint8Array(await reading);
+}
+
 async function child(codec: string): Promise<void> {
   const { fixtures } = benchData();
   const entries = (fixtures.calls ?? []).map((call) =>
     (call.messages ?? []).map((message) => JSON.stringify(message))
   );
-  const [ZipWriter, native] = await writerFor(codec);
-  // zip.js passes a level other than 6 to its own codec only: the native
-  // stream has no level (each runtime's default).
-  const level = native ? undefined : Number(codec.split("@")[1] ?? LEVEL);
-  const bytes = await archive(ZipWriter, native, level, entries);
+  let write: () => Promise<Uint8Array>;
+  if (codec === "zipstream") write = () => zipStreamArchive(entries);
+  else {
+    const [ZipWriter, native] = await writerFor(codec);
+    // zip.js passes a level other than 6 to its own codec only: the native
+    // stream has no level (each runtime's default).
+    const level = native ? undefined : Number(codec.split("@")[1] ?? LEVEL);
+    write = () => archive(ZipWriter, native, level, entries);
+  }
+  const bytes = await write();
   const times: number[] = [];
+  const cpu: number[] = [];
   for (let i = 0; i < REPEATS; i += 1) {
     const started = performance.now();
-    await archive(ZipWriter, native, level, entries);
+    const usage = process.cpuUsage();
+    await write();
     times.push((performance.now() - started) / 1000);
+    const { user, system } = process.cpuUsage(usage);
+    cpu.push((user + system) / 1e6);
   }
   writeFileSync(process.env.BENCH_OUTPUT!, bytes);
-  console.log(JSON.stringify({ seconds: median(times), bytes: bytes.length }));
+  console.log(JSON.stringify({
+    seconds: median(times),
+    cpu: median(cpu),
+    bytes: bytes.length,
+  }));
 }
 
 const COMMANDS: Record<string, string[]> = {
@@ -126,10 +163,12 @@ const COMMANDS: Record<string, string[]> = {
 function main(): void {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
-  const codecs = (process.env.BENCH_CODECS ?? "zlibjs,native,wasm").split(",");
+  const codecs = (process.env.BENCH_CODECS ?? "zipstream,zlibjs@6,zlibjs@3")
+    .split(",");
   const work = mkdtempSync(join(tmpdir(), "export-codecs-"));
   const output = join(work, "out.zip");
   const seconds = new Map<string, number[]>();
+  const cpu = new Map<string, number[]>();
   const sizes = new Map<string, number>();
   try {
     for (let round = 0; round < rounds; round += 1) {
@@ -151,6 +190,7 @@ function main(): void {
           execFileSync("unzip", ["-tq", output], { stdio: "pipe" });
           const key = `${runtime} ${codec}`;
           seconds.set(key, [...(seconds.get(key) ?? []), result.seconds]);
+          cpu.set(key, [...(cpu.get(key) ?? []), result.cpu]);
           sizes.set(key, result.bytes);
           console.error(key, result);
         }
@@ -160,16 +200,16 @@ function main(): void {
     rmSync(work, { recursive: true, force: true });
   }
   console.log(
-    `${CALLS} entries of ${MESSAGES} messages; seconds per archive (median), MiB\n`,
+    `${CALLS} entries of ${MESSAGES} messages; wall / CPU seconds per archive (medians), MiB\n`,
   );
   console.log(`| codec | ${runtimes.join(" | ")} |`);
   console.log(`| --- | ${runtimes.map(() => "---").join(" | ")} |`);
   for (const codec of codecs) {
     const cells = runtimes.map((runtime) => {
       const key = `${runtime} ${codec}`;
-      return `${median(seconds.get(key)!).toFixed(2)} s, ${
-        (sizes.get(key)! / 1024 / 1024).toFixed(2)
-      }`;
+      return `${median(seconds.get(key)!).toFixed(2)} / ${
+        median(cpu.get(key)!).toFixed(2)
+      } s, ${(sizes.get(key)! / 1024 / 1024).toFixed(2)}`;
     });
     console.log(`| ${codec} | ${cells.join(" | ")} |`);
   }

@@ -19,8 +19,6 @@ export interface BundleOptions {
   format: "esm" | "iife";
   /** Export conditions, e.g. `workerd` for postgres.js's Workers build. */
   conditions?: string[];
-  /** Expressions replaced at build time, e.g. `import.meta.url` in a script. */
-  define?: Record<string, string>;
 }
 
 /** Bundles `entry` (relative to the repository root); returns the code. */
@@ -34,9 +32,6 @@ export function bundle(entry: string, options: BundleOptions): string {
       "--target=browser",
       `--format=${options.format}`,
       ...(options.conditions ?? []).map((name) => `--conditions=${name}`),
-      ...Object.entries(options.define ?? {}).map(([name, value]) =>
-        `--define=${name}=${value}`
-      ),
       `--outfile=${outfile}`,
     ], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
     return readFileSync(outfile, "utf8");
