@@ -5,6 +5,8 @@
  *
  * - `zipstream`: the export's own writer (src/zip/), on the runtime's
  *   `CompressionStream("gzip")` at its default level, 6;
+ * - `gzip`: `CompressionStream("gzip")` alone over each entry's text, one
+ *   entry after another, no ZIP: the native deflate's own cost;
  * - `zlibjs`: zip.js's `zip-core-native` entry, its pure-JavaScript zlib port
  *   (what the export used before: it never fetches), as the export wrote
  *   entries with it (no workers, entries streamed in 64 K pieces);
@@ -18,23 +20,33 @@
  * configuration), in alternating order from round to round; each process
  * writes the archive once to warm up, then `BENCH_REPEATS` (default 3) times,
  * and reports its median. Every archive is checked by `unzip -t`. A codec
- * name may end in `@level` (`zlibjs@3`).
+ * name may end in `@level` (`zlibjs@3`). Once a round, Info-ZIP's
+ * `zip -q -6 -r` compresses the same entries written as files, its CPU
+ * seconds read from `/proc/self/stat` (its parent's children's time).
  *
  * Run: `node bench/export_codecs.ts`. `BENCH_MESSAGES` (default 200),
  * `BENCH_ROUNDS` (default 2), `BENCH_RUNTIMES` (default `node,deno,bun`),
- * `BENCH_CODECS` (default `zipstream,zlibjs@6,zlibjs@3`), `BENCH_LEVEL`
+ * `BENCH_CODECS` (default `zipstream,gzip,zlibjs@6,zlibjs@3`), `BENCH_LEVEL`
  * (default 5).
  *
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";
 import { median } from "./hot_path.ts";
+import { childrenCpuSeconds } from "./children_cpu.ts";
 import { ZipStream } from "../src/zip/zip_stream.ts";
+import type { FixturesInput } from "../src/store/fixtures.ts";
 
 const LEVEL = Number(process.env.BENCH_LEVEL ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
@@ -121,14 +133,41 @@ async function zipStreamArchive(entries: string[][]): Promise<Uint8Array> {
   return new Uint8Array(await reading);
 }
 
-async function child(codec: string): Promise<void> {
-  const { fixtures } = benchData();
-  const entries = (fixtures.calls ?? []).map((call) =>
+/**
+ * The entries deflated one after another by `CompressionStream("gzip")`,
+ * their text encoded beforehand and no ZIP written: the native deflate's own
+ * cost, the floor of the export's. Returns the gzip members' total length
+ * as that many zero bytes (nothing to check with unzip).
+ */
+async function gzipOnly(texts: Uint8Array<ArrayBuffer>[]): Promise<Uint8Array> {
+  let length = 0;
+  for (const text of texts) {
+    const gzip = new Blob([text]).stream().pipeThrough(
+      new CompressionStream("gzip"),
+    );
+    length += (await new Response(gzip).arrayBuffer()).byteLength;
+  }
+  return new Uint8Array(length);
+}
+
+/** Each call's messages as JSON texts. */
+function entriesOf(fixtures: FixturesInput): string[][] {
+  return (fixtures.calls ?? []).map((call) =>
     (call.messages ?? []).map((message) => JSON.stringify(message))
   );
+}
+
+async function child(codec: string): Promise<void> {
+  const entries = entriesOf(benchData().fixtures);
   let write: () => Promise<Uint8Array>;
   if (codec === "zipstream") write = () => zipStreamArchive(entries);
-  else {
+  else if (codec === "gzip") {
+    const encoder = new TextEncoder();
+    const texts = entries.map((messages) =>
+      encoder.encode(`[${messages.join(",")}]`)
+    );
+    write = () => gzipOnly(texts);
+  } else {
     const [ZipWriter, native] = await writerFor(codec);
     // zip.js passes a level other than 6 to its own codec only: the native
     // stream has no level (each runtime's default).
@@ -163,15 +202,30 @@ const COMMANDS: Record<string, string[]> = {
 function main(): void {
   const rounds = Number(process.env.BENCH_ROUNDS ?? 2);
   const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
-  const codecs = (process.env.BENCH_CODECS ?? "zipstream,zlibjs@6,zlibjs@3")
-    .split(",");
+  const codecs =
+    (process.env.BENCH_CODECS ?? "zipstream,gzip,zlibjs@6,zlibjs@3")
+      .split(",");
   const work = mkdtempSync(join(tmpdir(), "export-codecs-"));
   const output = join(work, "out.zip");
   const seconds = new Map<string, number[]>();
   const cpu = new Map<string, number[]>();
   const sizes = new Map<string, number>();
+  const files = join(work, "files");
+  mkdirSync(files);
+  for (const [index, messages] of entriesOf(benchData().fixtures).entries()) {
+    writeFileSync(join(files, `${index}.json`), `[${messages.join(",")}]`);
+  }
+  const infoZip = { wall: [] as number[], cpu: [] as number[], bytes: 0 };
   try {
     for (let round = 0; round < rounds; round += 1) {
+      const zipped = join(work, "info.zip");
+      rmSync(zipped, { force: true });
+      const cpuBefore = childrenCpuSeconds();
+      const started = performance.now();
+      execFileSync("zip", ["-q", "-6", "-r", zipped, "."], { cwd: files });
+      infoZip.wall.push((performance.now() - started) / 1000);
+      infoZip.cpu.push(childrenCpuSeconds() - cpuBefore);
+      infoZip.bytes = statSync(zipped).size;
       for (const runtime of runtimes) {
         const order = round % 2 === 0 ? codecs : [...codecs].reverse();
         for (const codec of order) {
@@ -187,7 +241,9 @@ function main(): void {
               },
             ),
           );
-          execFileSync("unzip", ["-tq", output], { stdio: "pipe" });
+          if (codec !== "gzip") {
+            execFileSync("unzip", ["-tq", output], { stdio: "pipe" });
+          }
           const key = `${runtime} ${codec}`;
           seconds.set(key, [...(seconds.get(key) ?? []), result.seconds]);
           cpu.set(key, [...(cpu.get(key) ?? []), result.cpu]);
@@ -213,6 +269,12 @@ function main(): void {
     });
     console.log(`| ${codec} | ${cells.join(" | ")} |`);
   }
+  console.log(
+    `\nInfo-ZIP \`zip -q -6 -r\` on the same entries as files, once a round: ` +
+      `${median(infoZip.wall).toFixed(2)} / ${
+        median(infoZip.cpu).toFixed(2)
+      } s, ${(infoZip.bytes / 1024 / 1024).toFixed(2)} MiB`,
+  );
 }
 
 if (process.argv[2] === undefined) main();

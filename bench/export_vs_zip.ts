@@ -30,6 +30,7 @@ import {
 } from "../test/support/postgres.ts";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";
 import { cpuSeconds, median, startServer } from "./hot_path.ts";
+import { childrenCpuSeconds } from "./children_cpu.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const AT_ONCE = 8;
@@ -52,15 +53,6 @@ const COMMANDS: Record<string, string[]> = {
 const work = mkdtempSync(join(tmpdir(), "export-bench-"));
 const { token, callIds } = benchData(0);
 const body = JSON.stringify({ call_ids: callIds });
-
-/** CPU seconds of this process's children that have ended. */
-function childrenCpuSeconds(): number {
-  const fields = readFileSync("/proc/self/stat", "utf8")
-    .replace(/^.*\) /s, "")
-    .split(" ");
-  // cutime and cstime: fields 16 and 17 of stat, 14 and 15 after the name.
-  return (Number(fields[13]) + Number(fields[14])) / 100;
-}
 
 /** What one run of a command took. */
 interface Timing {
