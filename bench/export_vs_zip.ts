@@ -30,7 +30,7 @@ import {
 } from "../test/support/postgres.ts";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";
 import { cpuSeconds, median, startServer } from "./hot_path.ts";
-import { childrenCpuSeconds } from "./children_cpu.ts";
+import { childrenCpuSeconds } from "./proc_cpu.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const AT_ONCE = 8;
