@@ -48,6 +48,7 @@ export {
   type Role,
   ROLES,
   type Store,
+  type StoreDegraded,
   type TranscriptChunk,
   type Trigger,
 } from "./src/store/store.ts";
@@ -63,6 +64,7 @@ export {
   parseFixtures,
   type ParseFixturesOptions,
   type ProjectFixture,
+  type SeedOptions,
   type TokenFixture,
   type ToolFixture,
 } from "./src/store/fixtures.ts";

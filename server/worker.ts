@@ -7,19 +7,19 @@
  * # wrangler.toml
  * name = "callflow-api"
  * main = "node_modules/@callflow/api/dist/server/worker.js"
- * compatibility_date = "2026-07-01"
+ * compatibility_date = "2026-11-01"
  * compatibility_flags = ["nodejs_compat"]   # for DATABASE_URL (postgres.js)
  * ```
  *
  * Settings are the Worker's environment bindings, read by the servers'
  * settings reader: `FIXTURES` (a fixtures document, as a JSON variable or
  * JSON text; default the demo data), `DATABASE_URL` (serve from Postgres,
- * already migrated; see the README), `MAX_CONCURRENT_EXPORTS`,
- * `MAX_EXPORTS_PER_PROJECT`, `EXPORT_STALL_TIMEOUT`, `LOG_LEVEL` and
- * `LOG_FORMAT` (the access log, written with `console.log`). The memory
- * store lives in one isolate: each isolate has its own copy. The export
- * slots are counted per isolate too, across its requests, whichever store
- * serves them.
+ * already migrated and seeded with `callflow-api migrate`; `FIXTURES` is
+ * then ignored), `MAX_CONCURRENT_EXPORTS`, `MAX_EXPORTS_PER_PROJECT`,
+ * `EXPORT_STALL_TIMEOUT`, `LOG_LEVEL` and `LOG_FORMAT` (the access log,
+ * written with `console.log`). The memory store lives in one isolate: each
+ * isolate has its own copy. The export slots are counted per isolate too,
+ * across its requests, whichever store serves them.
  *
  * @example Re-exporting it from your Worker's own module
  * ```ts ignore
