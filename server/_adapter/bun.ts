@@ -3,10 +3,10 @@
  *
  * @module
  */
-import type { Handler } from "../../src/handler.ts";
 import { Drain } from "./drain.ts";
 import {
   type RunningServer,
+  type ServedHandler,
   type ServeOptions,
   serverUrl,
   serveTimeouts,
@@ -51,7 +51,7 @@ export interface BunServer {
  * ```
  */
 export function serveBun(
-  handler: Handler,
+  handler: ServedHandler,
   { port, hostname, timeouts }: ServeOptions,
 ): Promise<RunningServer> {
   const bun = (globalThis as unknown as { Bun: BunRuntime }).Bun;
@@ -87,12 +87,12 @@ export function serveBun(
  * ```
  */
 export function drainedBunFetch(
-  handler: Handler,
+  handler: ServedHandler,
   drain: Drain,
 ): (request: Request, server: BunServer) => Promise<Response> {
   return async (request, server) => {
     drain.arrive(request);
-    const response = await handler(request);
+    const response = await handler(request, server);
     // A slow client reading a large ZIP must not be cut off (Bun counts a
     // client that reads nothing for a while as idle).
     if (response.headers.get("content-type") === "application/zip") {

@@ -3,9 +3,13 @@
  *
  * @module
  */
-import type { Handler } from "../../src/handler.ts";
 import { Drain } from "./drain.ts";
-import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
+import {
+  type RunningServer,
+  type ServedHandler,
+  type ServeOptions,
+  serverUrl,
+} from "./server.ts";
 
 /** What `Deno.serve` hands a handler beside the request. */
 export interface DenoServeInfo {
@@ -47,12 +51,12 @@ interface DenoRuntime {
  * ```
  */
 export function drainedDenoHandler(
-  handler: Handler,
+  handler: ServedHandler,
   drain: Drain,
 ): DenoHandler {
   return (request, info) => {
     const done = drain.arrive(request);
-    const response = handler(request).then((response) =>
+    const response = handler(request, info).then((response) =>
       drain.respond(response)
     );
     // Hosts without `completed` (older Deno): counted until it is answered.
@@ -80,7 +84,7 @@ export function drainedDenoHandler(
  * ```
  */
 export function serveDeno(
-  handler: Handler,
+  handler: ServedHandler,
   { port, hostname }: ServeOptions,
 ): Promise<RunningServer> {
   const deno = (globalThis as unknown as { Deno: DenoRuntime }).Deno;

@@ -6,10 +6,10 @@
 import { serve } from "@hono/node-server";
 import type { EventEmitter } from "node:events";
 import type { AddressInfo } from "node:net";
-import type { Handler } from "../../src/handler.ts";
 import { Drain } from "./drain.ts";
 import {
   type RunningServer,
+  type ServedHandler,
   type ServeOptions,
   serverUrl,
   serveTimeouts,
@@ -32,7 +32,7 @@ import {
  * ```
  */
 export function serveNode(
-  handler: Handler,
+  handler: ServedHandler,
   { port, hostname, timeouts }: ServeOptions,
 ): Promise<RunningServer> {
   const { headersMs, requestMs, keepAliveMs } = serveTimeouts(timeouts);
@@ -47,7 +47,7 @@ export function serveNode(
   const drain = new Drain();
   const fetch = (request: Request, env: { outgoing: EventEmitter }) => {
     env.outgoing.once("close", drain.arrive(request));
-    return handler(request).then((response) => drain.respond(response));
+    return handler(request, env).then((response) => drain.respond(response));
   };
   return new Promise((resolve, reject) => {
     const options = { fetch, port, hostname, serverOptions };

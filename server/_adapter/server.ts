@@ -5,6 +5,16 @@
  */
 import type { Drain } from "./drain.ts";
 
+/**
+ * A handler as the adapters call it: the request, and what the runtime's
+ * server passes beside it (Node: `{ incoming, outgoing }`; Deno: `info`; Bun:
+ * `server`), which a plain `Handler` ignores.
+ */
+export type ServedHandler = (
+  request: Request,
+  runtimeArgument?: unknown,
+) => Promise<Response>;
+
 /** Options of a runtime's `serve`. */
 export interface ServeOptions {
   /** The port; `0` picks a free one. */
