@@ -44,5 +44,8 @@ export async function openPostgresStore(
     await sql.end({ timeout: 1 });
     throw error;
   }
-  return new PostgresStore(sql, options);
+  return new PostgresStore(sql, {
+    ...options,
+    reopen: () => connectPostgres(url, options),
+  });
 }

@@ -16,6 +16,8 @@ import type {
 } from "../src/store/store.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
+import { RenewablePool } from "./renewable_pool.ts";
+import { isNeverSent, retryLostConnection } from "./retry.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 
 /** Options of {@linkcode PostgresStore}. */
@@ -33,6 +35,19 @@ export interface PostgresStoreOptions {
    * Default 40000.
    */
   timeout?: number;
+  /**
+   * Milliseconds after a lost connection (a terminated backend, a restart, a
+   * failover) within which a read, or an export's batch, is sent again on a
+   * fresh connection; `0` retries nothing. Default 10000.
+   */
+  retryWithin?: number;
+  /**
+   * Opens a pool like the one given to the constructor. With it, a pool
+   * whose connections stop connecting (a postgres.js 3.4 fault, see
+   * `RenewablePool`) is replaced by a fresh one when a query times out
+   * connecting. {@linkcode openPostgresStore} passes it.
+   */
+  reopen?: () => Sql;
 }
 
 /**
@@ -54,9 +69,10 @@ export interface PostgresStoreOptions {
  * ```
  */
 export class PostgresStore implements Store {
-  readonly #sql: Sql;
+  readonly #pool: RenewablePool;
   readonly #exportBatchSize: number;
   readonly #timeout: number;
+  readonly #retryWithin: number;
 
   /**
    * Creates a store on a pool; the constructor sends no query.
@@ -65,9 +81,10 @@ export class PostgresStore implements Store {
    * @param options Export batch size and deadline.
    */
   constructor(sql: Sql, options: PostgresStoreOptions = {}) {
-    this.#sql = sql;
+    this.#pool = new RenewablePool(sql, options.reopen);
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 40_000;
+    this.#retryWithin = options.retryWithin ?? 10_000;
   }
 
   /**
@@ -90,14 +107,14 @@ export class PostgresStore implements Store {
    * @param timeout Seconds to wait for running queries. Default 5.
    */
   close(timeout = 5): Promise<void> {
-    return this.#sql.end({ timeout });
+    return this.#pool.end(timeout);
   }
 
   /** Looks up a token's grant by the token's SHA-256 hex digest. */
   async findGrant(tokenHash: string): Promise<Grant | undefined> {
-    const [row] = await this.#ask(
+    const [row] = await this.#read(() =>
       this.#sql<{ project_id: string; role: Role }[]>`
-        SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`,
+        SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`
     );
     return row && { projectId: row.project_id, role: row.role };
   }
@@ -107,11 +124,13 @@ export class PostgresStore implements Store {
     projectId: string,
     callId: string,
   ): Promise<string[] | undefined> {
-    const rows = await this.#ask(this.#sql<{ body: string | null }[]>`
+    const rows = await this.#read(() =>
+      this.#sql<{ body: string | null }[]>`
       SELECT m.body::text AS body
       FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
       WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-      ORDER BY m.position`);
+      ORDER BY m.position`
+    );
     if (rows.length === 0) return undefined;
     return rows.flatMap((row) => row.body === null ? [] : [row.body]);
   }
@@ -136,9 +155,10 @@ export class PostgresStore implements Store {
     let afterPosition = -1;
     while (from < callIds.length) {
       const ids = callIds.slice(from, from + slice);
-      const rows = await this.#ask(this.#sql<
-        { ordinal: number; position: number; body: string }[]
-      >`
+      const rows = await this.#read(() =>
+        this.#sql<
+          { ordinal: number; position: number; body: string }[]
+        >`
         SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
         FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
           AS r(call_id, ordinal)
@@ -151,7 +171,8 @@ export class PostgresStore implements Store {
           LIMIT ${limit}
         ) m
         ORDER BY r.ordinal, m.position
-        LIMIT ${limit}`);
+        LIMIT ${limit}`
+      );
       yield* chunksOf(rows, ids);
       if (rows.length < limit) {
         from += ids.length;
@@ -175,25 +196,32 @@ export class PostgresStore implements Store {
     // go with the integration by ON DELETE CASCADE, all or nothing. A
     // concurrent delete of the same row waits for this one's row lock, then
     // finds nothing: exactly one of them gets true.
-    const deleted = await this.#ask(this.#sql`
-      DELETE FROM integrations
-      WHERE project_id = ${projectId} AND integration_id = ${integrationId}`);
+    // Sent again only if its connection never opened: a delete cut off
+    // midway may have committed, and a second one would answer 404.
+    const deleted = await this.#retry(
+      () =>
+        this.#ask(this.#sql`
+          DELETE FROM integrations
+          WHERE project_id = ${projectId}
+            AND integration_id = ${integrationId}`),
+      isNeverSent,
+    );
     return deleted.count === 1;
   }
 
   /** A workflow of the project, or `undefined`. */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
-    const [row] = await this.#ask(
+    const [row] = await this.#read(() =>
       this.#sql<{ name: string; trigger: Trigger }[]>`
         SELECT name, trigger FROM flows
-        WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
+        WHERE project_id = ${projectId} AND flow_id = ${flowId}`
     );
     return row && { flowId, projectId, name: row.name, trigger: row.trigger };
   }
 
   /** The project's most recent calls, newest first, then by call id. */
   async recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
-    const rows = await this.#ask(
+    const rows = await this.#read(() =>
       this.#sql<
         { call_id: string; created_at: Date; message_count: number }[]
       >`
@@ -203,7 +231,7 @@ export class PostgresStore implements Store {
         FROM calls c
         WHERE c.project_id = ${projectId}
         ORDER BY c.created_at DESC, c.call_id ASC
-        LIMIT ${limit}`,
+        LIMIT ${limit}`
     );
     return rows.map((row) => ({
       callId: row.call_id,
@@ -215,6 +243,37 @@ export class PostgresStore implements Store {
   /** Sends `SELECT 1`: resolves once Postgres answers. */
   async ping(): Promise<void> {
     await this.#ask(this.#sql`SELECT 1`);
+  }
+
+  /**
+   * Runs a read, sent again on a fresh connection while its connections are
+   * lost within `retryWithin` (see `retryLostConnection`). An export's batch
+   * is a read too: retried, it resumes after the last message sent.
+   */
+  #read<T extends readonly MaybeRow[]>(
+    query: () => PendingQuery<T>,
+  ): Promise<RowList<T>> {
+    return this.#retry(() => this.#ask(query()));
+  }
+
+  #retry<T>(
+    attempt: () => Promise<T>,
+    retryOn?: (error: unknown) => boolean,
+  ): Promise<T> {
+    if (this.#retryWithin <= 0) return attempt();
+    return retryLostConnection(attempt, {
+      within: this.#retryWithin,
+      ...(retryOn && { retryOn }),
+      onRetry: (error) => {
+        const code = (error as { code?: unknown }).code;
+        if (code === "CONNECT_TIMEOUT") this.#pool.renew();
+      },
+    });
+  }
+
+  /** The pool queries go to (see `reopen`). */
+  get #sql(): Sql {
+    return this.#pool.current;
   }
 
   /**
