@@ -147,9 +147,11 @@ export class PostgresStore implements Store {
   /**
    * Keyset batches in call order, one short query each: a connection is held
    * only while a batch is read, never while the reader takes its time. Each
-   * batch resumes after the last (call, position) read, so a batch that fails
-   * fails the stream; nothing is skipped or repeated. The first batch (or
-   * the end of an empty result) is the first thing the iterator yields.
+   * batch resumes after the last (call, position) read, so a batch whose
+   * connection is lost is read again on a fresh one (within `retryWithin`),
+   * and one that still fails fails the stream; nothing is skipped or
+   * repeated. The first batch (or the end of an empty result) is the first
+   * thing the iterator yields.
    */
   async *transcripts(
     projectId: string,
