@@ -10,7 +10,9 @@
  * seconds later (porsager/postgres#1215). Terminated backends trigger it
  * within seconds on Bun. A connection has no API of its own to be reset, so
  * the store replaces the whole pool when a query times out connecting; the
- * old pool ends in the background once its running queries are done.
+ * old pool ends in the background once its running queries are done. What
+ * holds the pool (the store, its read routing, seeding) holds
+ * {@linkcode RenewablePool.sql}, which always reaches the current one.
  *
  * @module
  */
@@ -33,7 +35,9 @@ const RENEW_AT_MOST_EVERY_MS = 5000;
  *   ({ end: async () => void ended.push(name) }) as unknown as Sql;
  * let opened = 0;
  * const pool = new RenewablePool(fakePool("first"), () => fakePool(`new ${++opened}`));
+ * const first = pool.current;
  * pool.renew();
+ * assert.notEqual(pool.current, first);
  * pool.renew(); // too soon: ignored
  * await pool.end();
  * assert.deepEqual(ended.sort(), ["first", "new 1"]);
@@ -44,6 +48,18 @@ export class RenewablePool {
   readonly #open: (() => Sql) | undefined;
   #renewedAt = -Infinity;
   readonly #retiring = new Set<Promise<void>>();
+
+  /**
+   * The pool to send queries to, whichever it is now: calling it (a tagged
+   * template) or any of its methods (`begin`, `unsafe`, ...) goes to
+   * {@linkcode RenewablePool.current}. (postgres.js's functions are
+   * closures over their pool, so they need no `this`.)
+   */
+  readonly sql: Sql = new Proxy(function () {} as unknown as Sql, {
+    apply: (_target, _this, args) =>
+      Reflect.apply(this.#current, undefined, args),
+    get: (_target, key) => Reflect.get(this.#current, key),
+  });
 
   /**
    * @param sql The pool to start with.
