@@ -7,7 +7,7 @@
  */
 import { type ControlApiOptions, withControlApi } from "./control_api.ts";
 import { withCors } from "./cors.ts";
-import { droppedConnection } from "./drop_connection.ts";
+import { droppedConnection, isNetworkError } from "./drop_connection.ts";
 import { type GuardOptions, withGuard } from "./guard.ts";
 import {
   createMockState,
@@ -60,7 +60,7 @@ export function createMockServer(options: MockServerOptions = {}): MockServer {
   return extendMockState(state, {
     fetch: async (request: Request, env?: unknown) => {
       const response = await handler(request);
-      return response.type === "error" ? droppedConnection(env) : response;
+      return isNetworkError(response) ? droppedConnection(env) : response;
     },
   });
 }
