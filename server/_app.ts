@@ -93,7 +93,7 @@ export async function openServerApp(
         : `fixtures ${settings.fixturesPath}`
     }`,
     close: async () => {
-      log.flush();
+      await log.flush();
       await store.close?.();
     },
   };
