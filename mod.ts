@@ -43,6 +43,7 @@ export {
   type Role,
   ROLES,
   type Store,
+  type StoreDegraded,
   type TranscriptChunk,
   type Trigger,
 } from "./src/store/store.ts";
@@ -58,6 +59,7 @@ export {
   parseFixtures,
   type ParseFixturesOptions,
   type ProjectFixture,
+  type SeedOptions,
   type TokenFixture,
   type ToolFixture,
 } from "./src/store/fixtures.ts";

@@ -4,22 +4,46 @@
  * @module
  */
 import type { MaybeRow, PendingQuery, RowList, Sql } from "postgres";
-import type { Fixtures, FixturesInput } from "../src/store/fixtures.ts";
+import type {
+  Fixtures,
+  FixturesInput,
+  SeedOptions,
+} from "../src/store/fixtures.ts";
 import type {
   CallSummary,
   Flow,
   Grant,
   Role,
   Store,
+  StoreDegraded,
   TranscriptChunk,
   Trigger,
 } from "../src/store/store.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
+import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
+import type { SessionSettings } from "./session_settings.ts";
 
-/** Options of {@linkcode PostgresStore}. */
-export interface PostgresStoreOptions {
+/**
+ * Options of {@linkcode PostgresStore}: its own, its read routing's and the
+ * timeouts of its transactions (seeding).
+ */
+export interface PostgresStoreOptions
+  extends ReadRoutingOptions, SessionSettings {
+  /**
+   * A pool on a read replica: authentication, lookups, trigger tests and
+   * exports read from it, falling back to the primary while it cannot be
+   * reached (see `ReadRouting`); deletes always go to the primary.
+   * {@linkcode PostgresStore.close} ends it.
+   */
+  replica?: Sql;
+  /**
+   * The pool that seeding goes through: a direct connection, past any
+   * transaction pooler (`DATABASE_DIRECT_URL`). Default: the primary's.
+   * {@linkcode PostgresStore.close} ends it.
+   */
+  direct?: Sql;
   /**
    * How many messages a bulk export fetches per query: the bound on what an
    * export holds in memory. Default 1000.
@@ -52,20 +76,37 @@ export interface PostgresStoreOptions {
  * // ... and on shutdown:
  * await store.close();
  * ```
+ *
+ * @example Reads from a replica, deletes on the primary
+ * ```ts ignore
+ * import { connectPostgres, PostgresStore } from "./mod.ts";
+ *
+ * const store = new PostgresStore(connectPostgres("postgres://db-1/app"), {
+ *   replica: connectPostgres("postgres://db-2/app"),
+ *   onReplicaChange: (degraded) => console.warn(degraded ?? "replica back"),
+ * });
+ * ```
  */
 export class PostgresStore implements Store {
   readonly #sql: Sql;
+  readonly #direct: Sql | undefined;
+  readonly #reads: ReadRouting;
+  readonly #options: PostgresStoreOptions;
   readonly #exportBatchSize: number;
   readonly #timeout: number;
 
   /**
    * Creates a store on a pool; the constructor sends no query.
    *
-   * @param sql The pool to use; {@linkcode PostgresStore.close} ends it.
-   * @param options Export batch size and deadline.
+   * @param sql The pool on the primary; {@linkcode PostgresStore.close} ends
+   *   it.
+   * @param options Export batch size, deadline, replica and direct pools.
    */
   constructor(sql: Sql, options: PostgresStoreOptions = {}) {
     this.#sql = sql;
+    this.#direct = options.direct;
+    this.#reads = new ReadRouting(sql, options.replica, options);
+    this.#options = options;
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 40_000;
   }
@@ -74,30 +115,43 @@ export class PostgresStore implements Store {
    * Adds or replaces the records of a fixtures document, as
    * `MemoryStore.seed` does: checked whole first, then written in one
    * transaction (a bad document or a failure changes nothing; the same
-   * document twice duplicates nothing).
+   * document twice duplicates nothing). The tokens of the projects it
+   * declares that it does not list are revoked (see `SeedOptions`).
    *
    * @param input Fixtures, any list left out.
+   * @param options `keepOtherTokens: true` revokes nothing.
    * @throws {FixturesError} naming the first offending path.
    */
-  seed(input: FixturesInput | Fixtures): Promise<void> {
-    return seedFixtures(this.#sql, input);
+  seed(
+    input: FixturesInput | Fixtures,
+    options: SeedOptions = {},
+  ): Promise<void> {
+    return seedFixtures(
+      this.#direct ?? this.#sql,
+      input,
+      options,
+      this.#options,
+    );
   }
 
   /**
-   * Ends the pool: waits up to `timeout` seconds for running queries, then
+   * Ends the pools: waits up to `timeout` seconds for running queries, then
    * closes every connection.
    *
    * @param timeout Seconds to wait for running queries. Default 5.
    */
-  close(timeout = 5): Promise<void> {
-    return this.#sql.end({ timeout });
+  async close(timeout = 5): Promise<void> {
+    const { replica, direct } = this.#options;
+    await Promise.all(
+      [this.#sql, replica, direct].map((sql) => sql?.end({ timeout })),
+    );
   }
 
   /** Looks up a token's grant by the token's SHA-256 hex digest. */
   async findGrant(tokenHash: string): Promise<Grant | undefined> {
-    const [row] = await this.#ask(
-      this.#sql<{ project_id: string; role: Role }[]>`
-        SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`,
+    const [row] = await this.#read((sql) =>
+      sql<{ project_id: string; role: Role }[]>`
+        SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`
     );
     return row && { projectId: row.project_id, role: row.role };
   }
@@ -107,11 +161,13 @@ export class PostgresStore implements Store {
     projectId: string,
     callId: string,
   ): Promise<string[] | undefined> {
-    const rows = await this.#ask(this.#sql<{ body: string | null }[]>`
-      SELECT m.body::text AS body
-      FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
-      WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-      ORDER BY m.position`);
+    const rows = await this.#read((sql) =>
+      sql<{ body: string | null }[]>`
+        SELECT m.body::text AS body
+        FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
+        WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
+        ORDER BY m.position`
+    );
     if (rows.length === 0) return undefined;
     return rows.flatMap((row) => row.body === null ? [] : [row.body]);
   }
@@ -136,22 +192,24 @@ export class PostgresStore implements Store {
     let afterPosition = -1;
     while (from < callIds.length) {
       const ids = callIds.slice(from, from + slice);
-      const rows = await this.#ask(this.#sql<
-        { ordinal: number; position: number; body: string }[]
-      >`
-        SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
-        FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
-          AS r(call_id, ordinal)
-        JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
-        CROSS JOIN LATERAL (
-          SELECT position, body FROM call_messages
-          WHERE call_id = c.call_id
-            AND (r.ordinal > 1 OR position > ${afterPosition})
-          ORDER BY position
-          LIMIT ${limit}
-        ) m
-        ORDER BY r.ordinal, m.position
-        LIMIT ${limit}`);
+      const rows = await this.#read((sql) =>
+        sql<
+          { ordinal: number; position: number; body: string }[]
+        >`
+          SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
+          FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
+            AS r(call_id, ordinal)
+          JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
+          CROSS JOIN LATERAL (
+            SELECT position, body FROM call_messages
+            WHERE call_id = c.call_id
+              AND (r.ordinal > 1 OR position > ${afterPosition})
+            ORDER BY position
+            LIMIT ${limit}
+          ) m
+          ORDER BY r.ordinal, m.position
+          LIMIT ${limit}`
+      );
       yield* chunksOf(rows, ids);
       if (rows.length < limit) {
         from += ids.length;
@@ -183,18 +241,18 @@ export class PostgresStore implements Store {
 
   /** A workflow of the project, or `undefined`. */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
-    const [row] = await this.#ask(
-      this.#sql<{ name: string; trigger: Trigger }[]>`
+    const [row] = await this.#read((sql) =>
+      sql<{ name: string; trigger: Trigger }[]>`
         SELECT name, trigger FROM flows
-        WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
+        WHERE project_id = ${projectId} AND flow_id = ${flowId}`
     );
     return row && { flowId, projectId, name: row.name, trigger: row.trigger };
   }
 
   /** The project's most recent calls, newest first, then by call id. */
   async recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
-    const rows = await this.#ask(
-      this.#sql<
+    const rows = await this.#read((sql) =>
+      sql<
         { call_id: string; created_at: Date; message_count: number }[]
       >`
         SELECT c.call_id, c.created_at,
@@ -203,7 +261,7 @@ export class PostgresStore implements Store {
         FROM calls c
         WHERE c.project_id = ${projectId}
         ORDER BY c.created_at DESC, c.call_id ASC
-        LIMIT ${limit}`,
+        LIMIT ${limit}`
     );
     return rows.map((row) => ({
       callId: row.call_id,
@@ -212,9 +270,24 @@ export class PostgresStore implements Store {
     }));
   }
 
-  /** Sends `SELECT 1`: resolves once Postgres answers. */
-  async ping(): Promise<void> {
-    await this.#ask(this.#sql`SELECT 1`);
+  /**
+   * Sends `SELECT 1` to the primary: resolves once it answers. With a
+   * replica, also probes it (waiting up to a second) and resolves with
+   * `{ degraded }` while reads go to the primary instead.
+   */
+  async ping(): Promise<void | StoreDegraded> {
+    const [, degraded] = await Promise.all([
+      this.#ask(this.#sql`SELECT 1`),
+      this.#reads.check(1000),
+    ]);
+    return degraded === undefined ? undefined : { degraded };
+  }
+
+  /** Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does. */
+  #read<T extends readonly MaybeRow[]>(
+    query: (sql: Sql) => PendingQuery<T>,
+  ): Promise<RowList<T>> {
+    return this.#reads.read((sql) => this.#ask(query(sql)));
   }
 
   /**

@@ -1,7 +1,7 @@
 /**
  * The API as a server runs it, built from {@linkcode ServerSettings}: the
  * store (Postgres when a database URL is set, migrated; memory otherwise),
- * seeded from the fixtures file or the demo data, and the handler writing the
+ * seeded as {@linkcode startFixtures} decides, and the handler writing the
  * access log on stdout. Shared by `npm start`, the `./server` entry and
  * `callflow-api serve`.
  *
@@ -27,8 +27,8 @@ interface ServerStore extends Store {
 export interface ServerApp {
   /** The handler, writing the access log. */
   handler: Handler;
-  /** The fixtures the store was seeded with. */
-  fixtures: Fixtures;
+  /** The fixtures the store was seeded with; none for Postgres by default. */
+  fixtures: Fixtures | undefined;
   /** Which store serves: `postgres` or `memory`. */
   storeKind: "postgres" | "memory";
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
@@ -59,17 +59,23 @@ export interface ServerApp {
 export async function openServerApp(
   settings: ServerSettings,
 ): Promise<ServerApp> {
-  const fixtures = settings.fixturesPath === undefined
-    ? demoFixtures
-    : await readFixturesFile(settings.fixturesPath);
-  const store = await openStore(settings);
-  try {
-    await store.seed(fixtures);
-  } catch (error) {
-    await store.close?.();
-    throw error;
-  }
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
+  const start = startFixtures(settings.fixturesPath, storeKind);
+  if (start.warning !== undefined) console.warn(start.warning);
+  const fixtures = start.source === "file"
+    ? await readFixturesFile(settings.fixturesPath!)
+    : start.source === "demo"
+    ? demoFixtures
+    : undefined;
+  const store = await openStore(settings);
+  if (fixtures !== undefined) {
+    try {
+      await store.seed(fixtures);
+    } catch (error) {
+      await store.close?.();
+      throw error;
+    }
+  }
   // Lines go out in one stdout write a tick; at `off` nothing is installed.
   const log = batchedLines();
   const handler = createHandler({
@@ -87,11 +93,7 @@ export async function openServerApp(
     handler,
     fixtures,
     storeKind,
-    description: `${storeKind} store, ${
-      settings.fixturesPath === undefined
-        ? "demo fixtures"
-        : `fixtures ${settings.fixturesPath}`
-    }`,
+    description: `${storeKind} store, ${start.description}`,
     close: async () => {
       await log.flush();
       await store.close?.();
@@ -99,10 +101,73 @@ export async function openServerApp(
   };
 }
 
+/** The `FIXTURES` value that names the built-in demo data. */
+const DEMO_FIXTURES = "demo";
+
+/** What a server seeds its store with at start, and how it says so. */
+export interface StartFixtures {
+  /** A fixtures file, the built-in demo data, or nothing. */
+  source: "file" | "demo" | "none";
+  /** For the start-up line, e.g. `demo fixtures`. */
+  description: string;
+  /** A line to print on stderr before serving, if any. */
+  warning?: string;
+}
+
+/**
+ * Decides what `FIXTURES` (or `--fixtures`) seeds. The demo data, whose
+ * tokens are public, belongs to the memory store: it is the default there,
+ * while a database is seeded only from a file `FIXTURES` names, or with the
+ * demo data when `FIXTURES=demo` says so (with a warning). `demo` always
+ * means the demo data: name a file called so `./demo`.
+ *
+ * @param fixturesSetting The `FIXTURES` setting, if set.
+ * @param storeKind The store being opened.
+ * @returns The source, its description and a warning to print, if any.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFixtures } from "./_app.ts";
+ *
+ * assert.equal(startFixtures(undefined, "memory").source, "demo");
+ * assert.equal(startFixtures(undefined, "postgres").source, "none");
+ * assert.match(startFixtures("demo", "postgres").warning!, /public/);
+ * assert.equal(startFixtures("seed.json", "postgres").source, "file");
+ * ```
+ */
+export function startFixtures(
+  fixturesSetting: string | undefined,
+  storeKind: "postgres" | "memory",
+): StartFixtures {
+  if (fixturesSetting === DEMO_FIXTURES) {
+    return {
+      source: "demo",
+      description: "demo fixtures",
+      ...(storeKind === "postgres" && {
+        warning:
+          "Warning: FIXTURES=demo seeds the demo data into the database: its tokens (demo-owner, ...) are public. Never use it on a database that matters.",
+      }),
+    };
+  }
+  if (fixturesSetting !== undefined) {
+    return { source: "file", description: `fixtures ${fixturesSetting}` };
+  }
+  return storeKind === "memory"
+    ? { source: "demo", description: "demo fixtures" }
+    : { source: "none", description: "nothing seeded (FIXTURES unset)" };
+}
+
 async function openStore(settings: ServerSettings): Promise<ServerStore> {
   if (settings.databaseUrl === undefined) return new MemoryStore();
   const { openPostgresStore } = await import("../postgres/mod.ts");
   return await openPostgresStore(settings.databaseUrl, {
     max: settings.poolSize,
+    directUrl: settings.databaseDirectUrl,
+    readUrl: settings.databaseReadUrl,
+    onReplicaChange: (degraded) =>
+      console.warn(
+        degraded ?? "The read replica answers again: reading from it",
+      ),
   });
 }
