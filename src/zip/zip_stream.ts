@@ -159,7 +159,12 @@ export class ZipStream {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     this.readable = new ReadableStream<Uint8Array>({
       start: (c) => void (controller = c),
-      pull: () => this.#pull(controller),
+      pull: () =>
+        this.#pull(controller).catch((error: unknown) => {
+          // A compressor that failed stops the writer too.
+          this.#fail(error);
+          throw error;
+        }),
       cancel: (reason) => {
         this.#cancelled = true;
         this.#fail(reason);
