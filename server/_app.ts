@@ -11,6 +11,7 @@ import { createAccessLog } from "../src/access_log.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import type { Fixtures } from "../src/store/fixtures.ts";
 import { readFixturesFile } from "./_fixtures_file.ts";
+import { batchedLines } from "./_log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { ServerSettings } from "./_settings.ts";
@@ -32,7 +33,7 @@ export interface ServerApp {
   storeKind: "postgres" | "memory";
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
-  /** Closes the store (ends the Postgres pool). */
+  /** Writes the access log's last lines and closes the store. */
   close(): Promise<void>;
 }
 
@@ -70,12 +71,17 @@ export async function openServerApp(
       throw error;
     }
   }
+  // Lines go out in one stdout write a tick; at `off` nothing is installed.
+  const log = batchedLines();
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
-    onRequestFinished: createAccessLog({
-      level: settings.logLevel,
-      format: settings.logFormat,
+    ...(settings.logLevel === "off" ? {} : {
+      onRequestFinished: createAccessLog({
+        level: settings.logLevel,
+        format: settings.logFormat,
+        write: log.write,
+      }),
     }),
   });
   return {
@@ -83,7 +89,10 @@ export async function openServerApp(
     fixtures,
     storeKind,
     description: `${storeKind} store, ${start.description}`,
-    close: async () => await store.close?.(),
+    close: async () => {
+      await log.flush();
+      await store.close?.();
+    },
   };
 }
 
