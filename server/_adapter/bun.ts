@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { bodyLengthOf } from "../../src/responses.ts";
 import { Drain } from "./drain.ts";
 import {
   type RunningServer,
@@ -94,8 +95,13 @@ export function drainedBunFetch(
     drain.arrive(request);
     const response = await handler(request, server);
     // A slow client reading a large ZIP must not be cut off (Bun counts a
-    // client that reads nothing for a while as idle).
-    if (response.headers.get("content-type") === "application/zip") {
+    // client that reads nothing for a while as idle). Only a streamed body
+    // (one of no known length) can be one: a JSON answer's headers are
+    // never read here.
+    if (
+      bodyLengthOf(response) === undefined &&
+      response.headers.get("content-type") === "application/zip"
+    ) {
       server.timeout(request, 0);
     }
     return drain.respond(response);
