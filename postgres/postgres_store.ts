@@ -283,7 +283,12 @@ export class PostgresStore implements Store {
     return degraded === undefined ? undefined : { degraded };
   }
 
-  /** Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does. */
+  /**
+   * Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does. A
+   * retry of reads belongs around this call, not inside `query`: the
+   * replica's first failure must reach the routing at once, which then reads
+   * from the primary, rather than be retried on the replica.
+   */
   #read<T extends readonly MaybeRow[]>(
     query: (sql: Sql) => PendingQuery<T>,
   ): Promise<RowList<T>> {
