@@ -51,10 +51,10 @@ export interface HandlerOptions {
    */
   logError?: ErrorLogger;
   /**
-   * Called once per request when its response is over (for a streamed export:
-   * when the last byte was handed over, or the client went away), with what
-   * an access log needs. Never holds a token, a body or a query string.
-   * Default: none.
+   * Called once per request when its response is over (for a JSON answer:
+   * once it is built, its length known; for a streamed export: when the last
+   * byte was handed over, or the client went away), with what an access log
+   * needs. Never holds a token, a body or a query string. Default: none.
    */
   onRequestFinished?: RequestFinishedListener;
   /**
