@@ -64,7 +64,7 @@ export function levelOf(request: FinishedRequest): Exclude<LogLevel, "off"> {
 /**
  * A finished request as one JSON line: `time`, `level`, `request_id`,
  * `method`, `path`, `status`, `duration_ms`, `bytes`, then `project_id`,
- * `error_code` and `aborted` when they apply.
+ * `error_code`, `aborted` and `trace_id` (OpenTelemetry) when they apply.
  *
  * @example
  * ```ts
@@ -93,6 +93,7 @@ export function jsonLine(request: FinishedRequest): string {
   if (request.projectId !== undefined) line.project_id = request.projectId;
   if (request.errorCode !== undefined) line.error_code = request.errorCode;
   if (request.aborted !== undefined) line.aborted = request.aborted;
+  if (request.traceId !== undefined) line.trace_id = request.traceId;
   return JSON.stringify(line);
 }
 
@@ -130,6 +131,7 @@ export function prettyLine(request: FinishedRequest): string {
       `aborted by ${request.aborted === "client" ? "client" : "error"}`,
     );
   }
+  if (request.traceId !== undefined) parts.push(`trace ${request.traceId}`);
   parts.push(`[${request.requestId}]`);
   return parts.join(" ");
 }

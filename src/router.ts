@@ -19,6 +19,8 @@ export interface Route<T> {
 /** A matched route with its (percent-decoded) path params. */
 export interface RouteMatch<T> {
   target: T;
+  /** The route's pattern, e.g. `/v1/integration/{integration_id}`. */
+  pattern: string;
   params: Record<string, string>;
 }
 
@@ -35,17 +37,19 @@ export interface RouteMatch<T> {
  * ]);
  * assert.deepEqual(router.match("DELETE", "/v1/integration/42"), {
  *   target: "delete",
+ *   pattern: "/v1/integration/{integration_id}",
  *   params: { integration_id: "42" },
  * });
  * ```
  */
 export class Router<T> {
-  #routes: { method: string; segments: string[]; target: T }[];
+  #routes: { method: string; pattern: string; segments: string[]; target: T }[];
 
   /** @param routes The routes, tried in order. */
   constructor(routes: readonly Route<T>[]) {
     this.#routes = routes.map(({ method, pattern, target }) => ({
       method,
+      pattern,
       segments: pattern.split("/"),
       target,
     }));
@@ -65,7 +69,9 @@ export class Router<T> {
     for (const route of this.#routes) {
       const params = matchSegments(route.segments, segments);
       if (params === undefined) continue;
-      if (route.method === method) return { target: route.target, params };
+      if (route.method === method) {
+        return { target: route.target, pattern: route.pattern, params };
+      }
       (allowed ??= []).push(route.method);
     }
     if (allowed === undefined) {
