@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { context } from "@opentelemetry/api";
 import type { MaybeRow, PendingQuery, RowList, Sql } from "postgres";
 import type { Fixtures, FixturesInput } from "../src/store/fixtures.ts";
 import type {
@@ -16,6 +17,7 @@ import type {
 } from "../src/store/store.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
+import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 
 /** Options of {@linkcode PostgresStore}. */
@@ -57,6 +59,7 @@ export class PostgresStore implements Store {
   readonly #sql: Sql;
   readonly #exportBatchSize: number;
   readonly #timeout: number;
+  readonly #telemetry: QueryTelemetry;
 
   /**
    * Creates a store on a pool; the constructor sends no query.
@@ -68,6 +71,10 @@ export class PostgresStore implements Store {
     this.#sql = sql;
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 40_000;
+    this.#telemetry = new QueryTelemetry({
+      database: sql.options.database,
+      max: sql.options.max,
+    });
   }
 
   /**
@@ -90,12 +97,14 @@ export class PostgresStore implements Store {
    * @param timeout Seconds to wait for running queries. Default 5.
    */
   close(timeout = 5): Promise<void> {
+    this.#telemetry.close();
     return this.#sql.end({ timeout });
   }
 
   /** Looks up a token's grant by the token's SHA-256 hex digest. */
   async findGrant(tokenHash: string): Promise<Grant | undefined> {
     const [row] = await this.#ask(
+      { operation: "SELECT", table: "tokens" },
       this.#sql<{ project_id: string; role: Role }[]>`
         SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`,
     );
@@ -107,11 +116,14 @@ export class PostgresStore implements Store {
     projectId: string,
     callId: string,
   ): Promise<string[] | undefined> {
-    const rows = await this.#ask(this.#sql<{ body: string | null }[]>`
+    const rows = await this.#ask(
+      { operation: "SELECT", table: "call_messages" },
+      this.#sql<{ body: string | null }[]>`
       SELECT m.body::text AS body
       FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
       WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-      ORDER BY m.position`);
+      ORDER BY m.position`,
+    );
     if (rows.length === 0) return undefined;
     return rows.flatMap((row) => row.body === null ? [] : [row.body]);
   }
@@ -128,6 +140,9 @@ export class PostgresStore implements Store {
     callIds: readonly string[],
   ): AsyncGenerator<TranscriptChunk, void, undefined> {
     const limit = this.#exportBatchSize;
+    // Later batches are read as the client pulls the ZIP, outside the
+    // request's context: their spans nest under the request's all the same.
+    const parent = context.active();
     // A batch looks at a slice of the ids, so that no query sorts the
     // messages of every call asked for; the slice grows to about twice the
     // calls a full batch covered.
@@ -136,9 +151,11 @@ export class PostgresStore implements Store {
     let afterPosition = -1;
     while (from < callIds.length) {
       const ids = callIds.slice(from, from + slice);
-      const rows = await this.#ask(this.#sql<
-        { ordinal: number; position: number; body: string }[]
-      >`
+      const rows = await this.#ask(
+        { operation: "SELECT", table: "call_messages" },
+        this.#sql<
+          { ordinal: number; position: number; body: string }[]
+        >`
         SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
         FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
           AS r(call_id, ordinal)
@@ -151,7 +168,9 @@ export class PostgresStore implements Store {
           LIMIT ${limit}
         ) m
         ORDER BY r.ordinal, m.position
-        LIMIT ${limit}`);
+        LIMIT ${limit}`,
+        parent,
+      );
       yield* chunksOf(rows, ids);
       if (rows.length < limit) {
         from += ids.length;
@@ -175,15 +194,19 @@ export class PostgresStore implements Store {
     // go with the integration by ON DELETE CASCADE, all or nothing. A
     // concurrent delete of the same row waits for this one's row lock, then
     // finds nothing: exactly one of them gets true.
-    const deleted = await this.#ask(this.#sql`
-      DELETE FROM integrations
-      WHERE project_id = ${projectId} AND integration_id = ${integrationId}`);
+    const deleted = await this.#ask(
+      { operation: "DELETE", table: "integrations" },
+      this.#sql`
+        DELETE FROM integrations
+        WHERE project_id = ${projectId} AND integration_id = ${integrationId}`,
+    );
     return deleted.count === 1;
   }
 
   /** A workflow of the project, or `undefined`. */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
     const [row] = await this.#ask(
+      { operation: "SELECT", table: "flows" },
       this.#sql<{ name: string; trigger: Trigger }[]>`
         SELECT name, trigger FROM flows
         WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
@@ -194,6 +217,7 @@ export class PostgresStore implements Store {
   /** The project's most recent calls, newest first, then by call id. */
   async recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
     const rows = await this.#ask(
+      { operation: "SELECT", table: "calls" },
       this.#sql<
         { call_id: string; created_at: Date; message_count: number }[]
       >`
@@ -214,17 +238,26 @@ export class PostgresStore implements Store {
 
   /** Sends `SELECT 1`: resolves once Postgres answers. */
   async ping(): Promise<void> {
-    await this.#ask(this.#sql`SELECT 1`);
+    await this.#ask({ operation: "SELECT" }, this.#sql`SELECT 1`);
   }
 
   /**
    * Runs a query, failing when Postgres has not answered by the deadline; the
-   * rows are checked against the server's count (see `denseRows`).
+   * rows are checked against the server's count (see `denseRows`). It is
+   * counted and traced as `name` (see `QueryTelemetry`), under `parent`.
    */
   async #ask<T extends readonly MaybeRow[]>(
+    name: QueryName,
     query: PendingQuery<T>,
+    parent = context.active(),
   ): Promise<RowList<T>> {
-    return denseRows(await withDeadline(query, this.#timeout));
+    return denseRows(
+      await this.#telemetry.run(
+        name,
+        () => withDeadline(query, this.#timeout),
+        parent,
+      ),
+    );
   }
 }
 

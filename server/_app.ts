@@ -14,6 +14,7 @@ import { readFixturesFile } from "./_fixtures_file.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { ServerSettings } from "./_settings.ts";
+import { startTelemetry } from "./_telemetry.ts";
 import type { Store } from "../src/store/store.ts";
 
 /** A store the server can seed and close. */
@@ -32,7 +33,7 @@ export interface ServerApp {
   storeKind: "postgres" | "memory";
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
-  /** Closes the store (ends the Postgres pool). */
+  /** Closes the store (ends the Postgres pool), then flushes telemetry. */
   close(): Promise<void>;
 }
 
@@ -61,17 +62,22 @@ export async function openServerApp(
   const fixtures = settings.fixturesPath === undefined
     ? demoFixtures
     : await readFixturesFile(settings.fixturesPath);
-  const store = await openStore(settings);
+  // First: the store's and the handler's instruments come from its providers.
+  const telemetry = await startTelemetry(settings.telemetry);
+  let store: ServerStore | undefined;
   try {
+    store = await openStore(settings);
     await store.seed(fixtures);
   } catch (error) {
-    await store.close?.();
+    await store?.close?.();
+    await telemetry?.shutdown();
     throw error;
   }
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
+    telemetry: telemetry !== undefined,
     onRequestFinished: createAccessLog({
       level: settings.logLevel,
       format: settings.logFormat,
@@ -85,8 +91,11 @@ export async function openServerApp(
       settings.fixturesPath === undefined
         ? "demo fixtures"
         : `fixtures ${settings.fixturesPath}`
-    }`,
-    close: async () => await store.close?.(),
+    }${telemetry === undefined ? "" : `, ${telemetry.description}`}`,
+    close: async () => {
+      await store.close?.();
+      await telemetry?.shutdown();
+    },
   };
 }
 

@@ -200,9 +200,10 @@ export function createHandler(options: HandlerOptions): Handler {
     const requestId = requestIdOf(request);
     const facts: RequestFacts = {};
     const traced = telemetry?.start(request);
-    const response = await (traced === undefined
-      ? handle(request, pathname, requestId, facts)
-      : traced.run(() => handle(request, pathname, requestId, facts)));
+    const response =
+      await (traced === undefined
+        ? handle(request, pathname, requestId, facts)
+        : traced.run(() => handle(request, pathname, requestId, facts)));
     return await countBody(response, (bytes, aborted) => {
       traced?.end({
         route: facts.route,

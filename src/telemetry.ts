@@ -155,7 +155,9 @@ export class RequestTelemetry {
    */
   start(request: Request): TracedRequest {
     const started = performance.now();
-    const method = KNOWN_METHODS.has(request.method) ? request.method : "_OTHER";
+    const method = KNOWN_METHODS.has(request.method)
+      ? request.method
+      : "_OTHER";
     const scheme = request.url.startsWith("https:") ? "https" : "http";
     const parent = propagation.extract(
       context.active(),
