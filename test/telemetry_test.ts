@@ -396,12 +396,14 @@ describe("the handler's telemetry, in-process with the SDK", () => {
     return store;
   }
 
-  /** The value of a metric's single data point, or all its points. */
-  async function points(name: string) {
+  /** A metric's data points, collected now. */
+  async function points(
+    name: string,
+  ): Promise<{ value: unknown; attributes: Record<string, unknown> }[]> {
     const { resourceMetrics } = await reader.collect();
     return resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics)
       .filter((metric) => metric.descriptor.name === name)
-      .flatMap((metric) => metric.dataPoints);
+      .flatMap((metric) => [...metric.dataPoints]);
   }
 
   it("marks a 5xx with error.type and an error status", async () => {
