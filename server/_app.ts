@@ -31,6 +31,8 @@ export interface ServerApp {
   fixtures: Fixtures;
   /** Which store serves: `postgres` or `memory`. */
   storeKind: "postgres" | "memory";
+  /** Whether OpenTelemetry runs: `close()` then flushes it. */
+  telemetry: boolean;
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
   /** Closes the store (ends the Postgres pool), then flushes telemetry. */
@@ -87,6 +89,7 @@ export async function openServerApp(
     handler,
     fixtures,
     storeKind,
+    telemetry: telemetry !== undefined,
     description: `${storeKind} store, ${
       settings.fixturesPath === undefined
         ? "demo fixtures"

@@ -139,10 +139,9 @@ async function load<T>(importer: () => Promise<T>): Promise<T> {
     return await importer();
   } catch (error) {
     const name = /@opentelemetry\/[\w-]+/.exec(String(error))?.[0];
+    if (name === undefined) throw error;
     throw new Error(
-      `Cannot start OpenTelemetry: ${
-        name ?? "an @opentelemetry package"
-      } is missing (an optional dependency of @callflow/api: install it, or unset the OTEL_*_EXPORTER variables)`,
+      `Cannot start OpenTelemetry: ${name} is missing (an optional dependency of @callflow/api: install it, or unset the OTEL_*_EXPORTER variables)`,
       { cause: error },
     );
   }

@@ -81,11 +81,12 @@ function runByNode(): boolean {
 // Deno and Bun serve the default export themselves; Node needs the adapter.
 if (runByNode()) {
   process.exit(await serveApp(app, settings));
-} else if (app.storeKind === "postgres") {
+} else if (app.storeKind === "postgres" || app.telemetry) {
   // The pool's idle connections would hold the process for up to their idle
   // timeout after deno serve or Bun stop: end it (running queries get 5 s).
+  // Telemetry's batched spans are flushed by the same close().
   const stop = (signal: string) => {
-    console.error(`${signal}: closing the Postgres pool`);
+    console.error(`${signal}: closing the store, flushing telemetry`);
     app.close().finally(() => process.exit(0));
   };
   process.once("SIGINT", () => stop("SIGINT"));

@@ -17,6 +17,13 @@
  * `LOG_LEVEL` and `LOG_FORMAT` (the access log, written with `console.log`).
  * The memory store lives in one isolate: each isolate has its own copy.
  *
+ * OpenTelemetry: the `OTEL_*` bindings are ignored here and no SDK is loaded
+ * (the Node SDK's exporters need `node:http` and timers a Worker lacks). For
+ * traces from a Worker, build your own module on `createHandler({ store,
+ * telemetry: true })` under a Workers OpenTelemetry SDK that registers the
+ * global providers of `@opentelemetry/api` (e.g. `@microlabs/otel-cf-workers`):
+ * the handler's spans, and the Postgres store's, then go through it.
+ *
  * @example Re-exporting it from your Worker's own module
  * ```ts ignore
  * export { default } from "@callflow/api/worker";
