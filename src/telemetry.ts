@@ -159,12 +159,14 @@ export class RequestTelemetry {
       ? request.method
       : "_OTHER";
     const scheme = request.url.startsWith("https:") ? "https" : "http";
+    // Semantic conventions name a span of an unknown method `HTTP`.
+    const spanName = method === "_OTHER" ? "HTTP" : method;
     const parent = propagation.extract(
       context.active(),
       request.headers,
       HEADER_GETTER,
     );
-    const span = this.#tracer.startSpan(method === "_OTHER" ? "HTTP" : method, {
+    const span = this.#tracer.startSpan(spanName, {
       kind: SpanKind.SERVER,
       attributes: {
         "http.request.method": method,
@@ -187,7 +189,10 @@ export class RequestTelemetry {
         if (outcome.status >= 500) {
           attributes["error.type"] = String(outcome.status);
         }
-        this.#endSpan(span, method, outcome, attributes);
+        if (outcome.route !== undefined) {
+          span.updateName(`${spanName} ${outcome.route}`);
+        }
+        this.#endSpan(span, outcome, attributes);
         this.#duration.record((performance.now() - started) / 1000, attributes);
         if (outcome.route !== EXPORT_ROUTE) return;
         if (outcome.errorCode === "TOO_MANY_EXPORTS") {
@@ -201,17 +206,7 @@ export class RequestTelemetry {
     };
   }
 
-  #endSpan(
-    span: Span,
-    method: string,
-    outcome: RequestOutcome,
-    attributes: Attributes,
-  ): void {
-    if (outcome.route !== undefined) {
-      span.updateName(
-        `${method === "_OTHER" ? "HTTP" : method} ${outcome.route}`,
-      );
-    }
+  #endSpan(span: Span, outcome: RequestOutcome, attributes: Attributes): void {
     span.setAttributes(attributes);
     span.setAttribute("http.response.body.size", outcome.bytes);
     if (outcome.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
