@@ -173,6 +173,14 @@ export function readTelemetrySettings(
     "OTEL_METRICS_EXPORTER",
     ["prometheus", "otlp", "none"],
   );
+  if (
+    (settings.traces !== undefined || metrics === "prometheus" ||
+      metrics === "otlp") && env.OTEL_DENO === "true" && "Deno" in globalThis
+  ) {
+    throw new SettingsError(
+      "OTEL_DENO=true cannot be combined with OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER: the server sets up the OpenTelemetry SDK itself; unset OTEL_DENO",
+    );
+  }
   if (metrics === "prometheus") {
     settings.metrics = {
       exporter: "prometheus",

@@ -31,6 +31,7 @@ import {
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
 import { createHandler, MemoryStore, type Store } from "../mod.ts";
+import { readTelemetrySettings } from "../server/_settings.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
 import {
   type OtlpReceiver,
@@ -513,5 +514,78 @@ describe("the handler's telemetry, in-process with the SDK", () => {
     );
     await response.arrayBuffer();
     assert.deepEqual(spans.getFinishedSpans(), []);
+  });
+});
+
+describe("reading the OTEL_* variables", () => {
+  it("loads nothing unless an exporter is asked for", () => {
+    assert.deepEqual(readTelemetrySettings({ OTEL_SERVICE_NAME: "api" }), {});
+    assert.deepEqual(
+      readTelemetrySettings({
+        OTEL_TRACES_EXPORTER: "none",
+        OTEL_METRICS_EXPORTER: "none",
+      }),
+      {},
+    );
+    assert.deepEqual(
+      readTelemetrySettings({
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_SDK_DISABLED: "true",
+      }),
+      {},
+    );
+  });
+
+  it("takes the per-signal protocol over the general one", () => {
+    assert.deepEqual(
+      readTelemetrySettings({
+        OTEL_TRACES_EXPORTER: "otlp",
+        OTEL_METRICS_EXPORTER: "otlp",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/protobuf",
+      }),
+      {
+        traces: { protocol: "http/json" },
+        metrics: {
+          exporter: "otlp",
+          protocol: "http/protobuf",
+          intervalMs: 60000,
+        },
+      },
+    );
+  });
+
+  it("refuses gRPC, unknown exporters and bad ports, naming the variable", () => {
+    assert.throws(
+      () =>
+        readTelemetrySettings({
+          OTEL_TRACES_EXPORTER: "otlp",
+          OTEL_EXPORTER_OTLP_PROTOCOL: "grpc",
+        }),
+      /OTEL_EXPORTER_OTLP_PROTOCOL must be one of http\/protobuf, http\/json, got "grpc"/,
+    );
+    assert.throws(
+      () => readTelemetrySettings({ OTEL_METRICS_EXPORTER: "statsd" }),
+      /OTEL_METRICS_EXPORTER must be one of prometheus, otlp, none/,
+    );
+    assert.throws(
+      () =>
+        readTelemetrySettings({
+          OTEL_METRICS_EXPORTER: "prometheus",
+          OTEL_EXPORTER_PROMETHEUS_PORT: "99999",
+        }),
+      /OTEL_EXPORTER_PROMETHEUS_PORT must be an integer from 0 to 65535/,
+    );
+  });
+
+  it("refuses OTEL_DENO=true with an exporter under Deno only", () => {
+    const env = { OTEL_DENO: "true", OTEL_TRACES_EXPORTER: "otlp" };
+    if ("Deno" in globalThis) {
+      assert.throws(() => readTelemetrySettings(env), /unset OTEL_DENO/);
+    } else {
+      assert.deepEqual(readTelemetrySettings(env), {
+        traces: { protocol: "http/protobuf" },
+      });
+    }
   });
 });
