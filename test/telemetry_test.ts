@@ -40,7 +40,7 @@ import {
 } from "./support/otlp_receiver.ts";
 import { createTestDatabase } from "./support/postgres.ts";
 import {
-  freePort,
+  freePortInRange,
   hasPrometheus,
   type Prometheus,
   startPrometheus,
@@ -181,7 +181,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
         "no /usr/bin/prometheus (apt-get install prometheus)",
     },
     async () => {
-      const metricsPort = await freePort(45100);
+      const metricsPort = await freePortInRange(45100);
       const server = await startServer({
         FIXTURES: await fixturesFile(dir),
         OTEL_SERVICE_NAME: "callflow-telemetry-test",
@@ -196,7 +196,10 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
         const config = readmeScrapeConfig()
           .replace(/scrape_interval: \S+/, "scrape_interval: 1s")
           .replace("localhost:9464", `127.0.0.1:${metricsPort}`);
-        prometheus = await startPrometheus(config, await freePort(45200));
+        prometheus = await startPrometheus(
+          config,
+          await freePortInRange(45200),
+        );
         const messages = await fetch(
           `${server.url}/v1/call/${CALLS.first}/message`,
           {

@@ -36,7 +36,10 @@ export interface PrometheusSample {
  * be told port 0 and report the one they got (Prometheus, the Prometheus
  * exporter, whose port 0 means its default).
  */
-export async function freePort(from: number, to = from + 99): Promise<number> {
+export async function freePortInRange(
+  from: number,
+  to = from + 99,
+): Promise<number> {
   for (let port = from; port <= to; port++) {
     const free = await new Promise<boolean>((resolve) => {
       const server = createServer();
