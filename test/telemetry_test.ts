@@ -272,6 +272,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
 
   it("sends http/json spans with Postgres query spans nested, and OTLP metrics", async () => {
     receiver.spans.length = 0;
+    receiver.contentTypes.clear();
     const db = await createTestDatabase();
     const server = await startServer({
       DATABASE_URL: db.url,
@@ -280,6 +281,8 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
       OTEL_TRACES_EXPORTER: "otlp",
       OTEL_METRICS_EXPORTER: "otlp",
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      // Metrics in protobuf: the per-signal protocol wins.
+      OTEL_EXPORTER_OTLP_METRICS_PROTOCOL: "http/protobuf",
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
       OTEL_METRIC_EXPORT_INTERVAL: "300",
     });
@@ -326,9 +329,9 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
       assert.equal(await server.stop(), 0, server.output());
       await db.drop();
     }
-    assert.ok(
-      [...receiver.contentTypes].includes("application/json"),
-      [...receiver.contentTypes].join(),
+    assert.deepEqual(
+      [...receiver.contentTypes].sort(),
+      ["application/json", "application/x-protobuf"],
     );
     const request = spanNamed(receiver.spans, "GET /v1/call/{call_id}/message");
     assert.equal(request.traceId, TRACE_ID);
