@@ -49,20 +49,22 @@ export interface PoolFacts {
  * wraps each query; {@linkcode QueryTelemetry.close} unregisters the
  * connection gauges.
  *
- * @example Counting a query in flight (no SDK: the span is a no-op)
+ * @example Counting queries in flight on a pool of one (no SDK: no span)
  * ```ts
  * import assert from "node:assert/strict";
  * import { QueryTelemetry } from "./query_telemetry.ts";
  *
  * const telemetry = new QueryTelemetry({ database: "app", max: 1 });
- * let resolve = () => {};
- * const query = telemetry.run(
- *   { operation: "SELECT" },
- *   () => new Promise<void>((done) => resolve = done),
- * );
- * assert.deepEqual(telemetry.connections(), { used: 1, waiting: 0 });
- * resolve();
- * await query;
+ * const answers: (() => void)[] = [];
+ * const query = () =>
+ *   telemetry.run(
+ *     { operation: "SELECT", table: "tokens" },
+ *     () => new Promise<void>((done) => answers.push(done)),
+ *   );
+ * const queries = [query(), query()];
+ * assert.deepEqual(telemetry.connections(), { used: 1, waiting: 1 });
+ * for (const answer of answers) answer();
+ * await Promise.all(queries);
  * assert.deepEqual(telemetry.connections(), { used: 0, waiting: 0 });
  * telemetry.close();
  * ```

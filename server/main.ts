@@ -6,7 +6,8 @@
  * `DATABASE_URL` (serve from Postgres instead of memory),
  * `DATABASE_POOL_SIZE` (default 10), `MAX_CONCURRENT_EXPORTS` (default 16),
  * `LOG_LEVEL` and `LOG_FORMAT` (the access
- * log). Stops gracefully on SIGINT and SIGTERM.
+ * log), and OpenTelemetry's `OTEL_*` variables (off when unset). Stops
+ * gracefully on SIGINT and SIGTERM.
  *
  * @module
  */
