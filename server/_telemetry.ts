@@ -44,8 +44,10 @@ export async function startTelemetry(
 ): Promise<Telemetry | undefined> {
   const { traces, metrics: metricsSettings } = settings;
   if (traces === undefined && metricsSettings === undefined) return undefined;
-  const api = await load(() => import("@opentelemetry/api"));
-  const resources = await load(() => import("@opentelemetry/resources"));
+  const api = await loadOptional(() => import("@opentelemetry/api"));
+  const resources = await loadOptional(() =>
+    import("@opentelemetry/resources")
+  );
   const resource = resources.resourceFromAttributes({
     "service.name": DEFAULT_SERVICE_NAME,
   }).merge(resources.detectResources({ detectors: [resources.envDetector] }));
@@ -54,12 +56,14 @@ export async function startTelemetry(
 
   if (traces !== undefined) {
     const [sdk, core, hooks, exporters] = await Promise.all([
-      load(() => import("@opentelemetry/sdk-trace")),
-      load(() => import("@opentelemetry/core")),
-      load(() => import("@opentelemetry/context-async-hooks")),
+      loadOptional(() => import("@opentelemetry/sdk-trace")),
+      loadOptional(() => import("@opentelemetry/core")),
+      loadOptional(() => import("@opentelemetry/context-async-hooks")),
       traces.protocol === "http/json"
-        ? load(() => import("@opentelemetry/exporter-trace-otlp-http"))
-        : load(() => import("@opentelemetry/exporter-trace-otlp-proto")),
+        ? loadOptional(() => import("@opentelemetry/exporter-trace-otlp-http"))
+        : loadOptional(() =>
+          import("@opentelemetry/exporter-trace-otlp-proto")
+        ),
     ]);
     const provider = new sdk.TracerProvider({
       resource,
@@ -86,10 +90,10 @@ export async function startTelemetry(
   }
 
   if (metricsSettings !== undefined) {
-    const sdk = await load(() => import("@opentelemetry/sdk-metrics"));
+    const sdk = await loadOptional(() => import("@opentelemetry/sdk-metrics"));
     let reader: InstanceType<typeof sdk.MetricReader>;
     if (metricsSettings.exporter === "prometheus") {
-      const { PrometheusExporter } = await load(() =>
+      const { PrometheusExporter } = await loadOptional(() =>
         import("@opentelemetry/exporter-prometheus")
       );
       const { host, port } = metricsSettings;
@@ -110,8 +114,10 @@ export async function startTelemetry(
       parts.push(`metrics on http://${host}:${port}/metrics`);
     } else {
       const exporters = metricsSettings.protocol === "http/json"
-        ? await load(() => import("@opentelemetry/exporter-metrics-otlp-http"))
-        : await load(() =>
+        ? await loadOptional(() =>
+          import("@opentelemetry/exporter-metrics-otlp-http")
+        )
+        : await loadOptional(() =>
           import("@opentelemetry/exporter-metrics-otlp-proto")
         );
       reader = new sdk.PeriodicExportingMetricReader({
@@ -133,8 +139,27 @@ export async function startTelemetry(
   };
 }
 
-/** Imports an optional package, naming it when it is not installed. */
-async function load<T>(importer: () => Promise<T>): Promise<T> {
+/**
+ * Imports an optional package, naming it when it is not installed (any
+ * other failure is thrown as it is).
+ *
+ * @param importer The dynamic import.
+ * @returns The module.
+ * @throws {Error} `Cannot start OpenTelemetry: <package> is missing (...)`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadOptional } from "./_telemetry.ts";
+ *
+ * const absent = "@opentelemetry/not-installed";
+ * await assert.rejects(
+ *   loadOptional(() => import(absent)),
+ *   /Cannot start OpenTelemetry: @opentelemetry\/not-installed is missing/,
+ * );
+ * ```
+ */
+export async function loadOptional<T>(importer: () => Promise<T>): Promise<T> {
   try {
     return await importer();
   } catch (error) {
