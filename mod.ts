@@ -58,6 +58,7 @@ export {
   parseFixtures,
   type ParseFixturesOptions,
   type ProjectFixture,
+  type SeedOptions,
   type TokenFixture,
   type ToolFixture,
 } from "./src/store/fixtures.ts";

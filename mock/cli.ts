@@ -1,40 +1,63 @@
 #!/usr/bin/env node
 /**
- * The package's `bin`: the standalone mock server's command (and `serve`,
- * the real API, in server/_serve_command.ts):
+ * The package's `bin`, `callflow-api`, and its commands: `serve` (the real
+ * API, server/_serve_command.ts), `migrate` (server/_migrate_command.ts) and
+ * `mock`, the standalone mock server:
  *
  * ```sh
- * npx @callflow/api mock --port 4010 --fixtures fixtures.json
+ * node_modules/.bin/callflow-api mock --port 4010 --fixtures fixtures.json
  * deno run --allow-net --allow-read npm:@callflow/api mock --port 4010
- * bunx @callflow/api mock --port 4010
+ * bunx --bun @callflow/api mock --port 4010
  * ```
  *
- * Serves the real API over an in-memory store seeded with the fixtures (the
- * built-in demo set when none are given), with permissive CORS and the
- * control API under `/__mock/` (reset, fixtures, state, request journal,
- * faults; described at `/__mock/openapi.json`). Prints its address and
- * tokens at start, with `--verbose` one line per request; stops on SIGINT
- * and SIGTERM. `--version` prints the package's version.
+ * The mock serves the real API over an in-memory store seeded with the
+ * fixtures (the built-in demo set when none are given), with permissive CORS
+ * and the control API under `/__mock/` (reset, fixtures, state, request
+ * journal, faults; described at `/__mock/openapi.json`). It prints its
+ * address and tokens at start, with `--verbose` one line per request; stops
+ * on SIGINT and SIGTERM. Every command takes `--help` and `--version` (the
+ * package's version).
  *
  * @module
  */
 import "../server/_require_supported_runtime.ts";
-import { readFileSync } from "node:fs";
 import process from "node:process";
-import { parseArgs } from "node:util";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { type Fixtures, FixturesError } from "../src/store/fixtures.ts";
 import { describeTokens, readFixturesFile } from "../server/_fixtures_file.ts";
 import { pathnameOf } from "../src/router.ts";
 import { runtimeName, serve } from "../server/_serve.ts";
+import {
+  type Command,
+  runCommand,
+  USAGE_EXIT_CODE,
+  UsageError,
+  usageErrorText,
+} from "../server/_command_line.ts";
+import { parsePort } from "../server/_settings.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
 import { isDroppedConnection } from "./drop_connection.ts";
 import { isLoopbackHost } from "./guard.ts";
 import { DEFAULT_JOURNAL_LIMIT } from "./journal.ts";
 import { createMockServer } from "./mock_server.ts";
 
-const USAGE = `Usage: callflow-api mock [options]
-       callflow-api --version
+/** `callflow-api --help`: every command. */
+const USAGE = `Usage: callflow-api <command> [options]
+
+Commands:
+  serve     Serve the API: from memory (the demo data), or from Postgres
+            when DATABASE_URL is set
+  migrate   Apply the migrations to the database at DATABASE_URL (and seed
+            it with --fixtures)
+  mock      Serve a mock of the API with a control API, for tests in any
+            language
+
+Options:
+  -V, --version  Print the package's version
+  -h, --help     Show this help; callflow-api <command> --help shows a
+                 command's options`;
+
+const MOCK_USAGE = `Usage: callflow-api mock [options]
 
 Serves a mock of the API: the real handler over an in-memory store.
 
@@ -47,7 +70,7 @@ Options:
   --fixtures-limit <n>   Largest PUT /__mock/fixtures body in bytes
                          (default ${DEFAULT_FIXTURES_LIMIT})
   -v, --verbose          Print one line per request: method, path, status, ms
-  -V, --version          Print the version
+  -V, --version          Print the package's version
   -h, --help             Show this help
 
 Control API (no token; JSON bodies; pages on other sites are refused):
@@ -64,9 +87,6 @@ Control API (no token; JSON bodies; pages on other sites are refused):
 Any API request may send Prefer: code=<status> for a status its operation
 defines in /openapi.json.`;
 
-/** A mistake on the command line: usage is printed, exit code 2. */
-class UsageError extends Error {}
-
 interface Settings {
   port: number;
   hostname: string;
@@ -76,84 +96,37 @@ interface Settings {
   fixturesLimit: number;
 }
 
-/** The package's version, from the package.json next to the sources or dist. */
-function packageVersion(): string {
-  for (const path of ["../package.json", "../../package.json"]) {
-    try {
-      const manifest = JSON.parse(
-        readFileSync(new URL(path, import.meta.url), "utf8"),
-      ) as { name?: string; version?: string };
-      if (manifest.name === "@callflow/api") return manifest.version ?? "";
-    } catch {
-      // Not there: try the next place.
-    }
-  }
-  return "unknown";
-}
-
+/** A positive integer option, worded as the settings word theirs. */
 function positiveInteger(name: string, value: string): number {
   const number = Number(value);
   if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
     throw new UsageError(
-      `Invalid --${name} "${value}": expected a positive integer`,
+      `--${name} must be a positive integer, got ${JSON.stringify(value)}`,
     );
   }
   return number;
 }
 
-function parseSettings(args: string[]): Settings | "help" | "version" {
-  let parsed;
+function mockSettings(values: Record<string, unknown>): Settings {
+  let port: number;
   try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        port: { type: "string", default: "4010" },
-        host: { type: "string", default: "127.0.0.1" },
-        fixtures: { type: "string" },
-        "journal-limit": {
-          type: "string",
-          default: `${DEFAULT_JOURNAL_LIMIT}`,
-        },
-        "fixtures-limit": {
-          type: "string",
-          default: `${DEFAULT_FIXTURES_LIMIT}`,
-        },
-        verbose: { type: "boolean", short: "v", default: false },
-        version: { type: "boolean", short: "V", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
+    port = parsePort(values.port as string, "--port")!;
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const { values, positionals } = parsed;
-  if (values.help) return "help";
-  if (values.version) return "version";
-  const [command, ...extra] = positionals;
-  if (command !== "mock") {
-    throw new UsageError(
-      command === undefined
-        ? "Missing command: use `mock` or `serve`"
-        : `Unknown command "${command}": use \`mock\` or \`serve\``,
-    );
-  }
-  if (extra.length > 0) {
-    throw new UsageError(`Unexpected argument "${extra[0]}"`);
-  }
-  const port = Number(values.port);
-  if (!/^\d+$/.test(values.port) || port > 65535) {
-    throw new UsageError(
-      `Invalid --port "${values.port}": expected 0 to 65535`,
-    );
-  }
   return {
     port,
-    hostname: values.host,
-    fixturesPath: values.fixtures,
-    verbose: values.verbose,
-    journalLimit: positiveInteger("journal-limit", values["journal-limit"]),
-    fixturesLimit: positiveInteger("fixtures-limit", values["fixtures-limit"]),
+    hostname: values.host as string,
+    fixturesPath: values.fixtures as string | undefined,
+    verbose: values.verbose === true,
+    journalLimit: positiveInteger(
+      "journal-limit",
+      values["journal-limit"] as string,
+    ),
+    fixturesLimit: positiveInteger(
+      "fixtures-limit",
+      values["fixtures-limit"] as string,
+    ),
   };
 }
 
@@ -173,23 +146,7 @@ function isAddressInUse(error: unknown): boolean {
     (typeof message === "string" && /address already in use/i.test(message));
 }
 
-async function main(args: string[]): Promise<number> {
-  let settings: Settings | "help" | "version";
-  try {
-    settings = parseSettings(args);
-  } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
-    console.error(`${error.message}\n\n${USAGE}`);
-    return 2;
-  }
-  if (settings === "help") {
-    console.log(USAGE);
-    return 0;
-  }
-  if (settings === "version") {
-    console.log(packageVersion());
-    return 0;
-  }
+async function serveMock(settings: Settings): Promise<number> {
   const { port, hostname, fixturesPath, verbose } = settings;
 
   let mock;
@@ -276,16 +233,60 @@ async function main(args: string[]): Promise<number> {
   return 0;
 }
 
-// `serve` runs the real API (server/_serve_command.ts), loaded only when asked.
-const run = process.argv[2] === "serve"
-  ? import("../server/_serve_command.ts").then(({ serveCommand }) =>
-    serveCommand(process.argv.slice(3))
-  )
-  : main(process.argv.slice(2));
-run.then(
+/** `callflow-api mock`. */
+const mockCommand: Command = {
+  usage: MOCK_USAGE,
+  options: {
+    port: { type: "string", default: "4010" },
+    host: { type: "string", default: "127.0.0.1" },
+    fixtures: { type: "string" },
+    "journal-limit": { type: "string", default: `${DEFAULT_JOURNAL_LIMIT}` },
+    "fixtures-limit": { type: "string", default: `${DEFAULT_FIXTURES_LIMIT}` },
+    verbose: { type: "boolean", short: "v", default: false },
+  },
+  run: (values) => serveMock(mockSettings(values)),
+};
+
+/** `callflow-api` without a command: its help, its version, or a usage error. */
+const topCommand: Command = {
+  usage: USAGE,
+  options: {},
+  run: () => {
+    throw new UsageError("Missing command: serve, migrate or mock");
+  },
+};
+
+/** Runs the command `args` name; `serve` and `migrate` are loaded only then. */
+async function main(args: string[]): Promise<number> {
+  const [name, ...rest] = args;
+  switch (name) {
+    case "serve": {
+      const { serveCommand } = await import("../server/_serve_command.ts");
+      return await runCommand(rest, serveCommand);
+    }
+    case "migrate": {
+      const { migrateCommand } = await import("../server/_migrate_command.ts");
+      return await runCommand(rest, migrateCommand);
+    }
+    case "mock":
+      return await runCommand(rest, mockCommand);
+  }
+  if (name !== undefined && !name.startsWith("-")) {
+    console.error(
+      usageErrorText(
+        `Unknown command "${name}": use serve, migrate or mock`,
+        USAGE,
+      ),
+    );
+    return USAGE_EXIT_CODE;
+  }
+  return await runCommand(args, topCommand);
+}
+
+main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    console.error("Cannot run the mock server:", error);
+    console.error("callflow-api failed:", error);
     process.exit(1);
   },
 );

@@ -7,7 +7,9 @@
  */
 import { type ControlApiOptions, withControlApi } from "./control_api.ts";
 import { withCors } from "./cors.ts";
-import { droppedConnection } from "./drop_connection.ts";
+import { droppedConnection, quietlyCut } from "./drop_connection.ts";
+import { isCutResponse } from "./faults.ts";
+import { pathnameOf } from "../src/router.ts";
 import { type GuardOptions, withGuard } from "./guard.ts";
 import {
   createMockState,
@@ -25,7 +27,9 @@ export interface MockServer extends MockState {
   /**
    * The handler to serve: API, control API, CORS and guards. Its optional
    * second argument is the server's (e.g. @hono/node-server's `{ incoming }`),
-   * used to drop a connection when a fault says so.
+   * used to drop a connection when a fault says so. A fault that drops or
+   * cuts a connection is noted in one `console.info` line (Deno prints it
+   * itself, on stderr), never with a stack trace.
    */
   readonly fetch: (request: Request, env?: unknown) => Promise<Response>;
 }
@@ -60,7 +64,16 @@ export function createMockServer(options: MockServerOptions = {}): MockServer {
   return extendMockState(state, {
     fetch: async (request: Request, env?: unknown) => {
       const response = await handler(request);
-      return response.type === "error" ? droppedConnection(env) : response;
+      if (response.type !== "error" && !isCutResponse(response)) {
+        return response;
+      }
+      // An injected fault: one info line, no stack trace.
+      const line = `Injected fault: ${request.method} ${
+        pathnameOf(request.url)
+      }`;
+      return response.type === "error"
+        ? droppedConnection(env, `${line}: connection dropped`)
+        : quietlyCut(response, env, line);
     },
   });
 }

@@ -228,7 +228,8 @@ export function createMockState(options: MockStateOptions = {}): MockState {
         checkFixtures({ [key]: [entry] }),
         (projectId) => store.hasProject(projectId),
       );
-      await store.seed(fixtures);
+      // One record added: a project added again keeps its tokens.
+      await store.seed(fixtures, { keepOtherTokens: true });
       const added = fixtures[key][0]!;
       if (key === "tokens") {
         const token = added as TokenFixture;

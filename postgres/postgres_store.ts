@@ -5,7 +5,11 @@
  */
 import { context } from "@opentelemetry/api";
 import type { MaybeRow, PendingQuery, RowList, Sql } from "postgres";
-import type { Fixtures, FixturesInput } from "../src/store/fixtures.ts";
+import type {
+  Fixtures,
+  FixturesInput,
+  SeedOptions,
+} from "../src/store/fixtures.ts";
 import type {
   CallSummary,
   Flow,
@@ -81,13 +85,18 @@ export class PostgresStore implements Store {
    * Adds or replaces the records of a fixtures document, as
    * `MemoryStore.seed` does: checked whole first, then written in one
    * transaction (a bad document or a failure changes nothing; the same
-   * document twice duplicates nothing).
+   * document twice duplicates nothing). The tokens of the projects it
+   * declares that it does not list are revoked (see `SeedOptions`).
    *
    * @param input Fixtures, any list left out.
+   * @param options `keepOtherTokens: true` revokes nothing.
    * @throws {FixturesError} naming the first offending path.
    */
-  seed(input: FixturesInput | Fixtures): Promise<void> {
-    return seedFixtures(this.#sql, input);
+  seed(
+    input: FixturesInput | Fixtures,
+    options: SeedOptions = {},
+  ): Promise<void> {
+    return seedFixtures(this.#sql, input, options);
   }
 
   /**

@@ -1,7 +1,8 @@
 /**
  * Loading a fixtures document into Postgres: checked whole, then upserted in
  * one transaction, so a restart with the same file duplicates nothing and a
- * bad file changes nothing.
+ * bad file changes nothing. The document is the truth for the tokens of the
+ * projects it declares: their tokens it does not list are revoked.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import {
   type FixturesInput,
   type ProjectReference,
   resolveFixtures,
+  type SeedOptions,
 } from "../src/store/fixtures.ts";
 import { hashToken } from "../src/sha256.ts";
 
@@ -25,10 +27,13 @@ const ROWS_PER_STATEMENT = 5_000;
  * already holds. The document is checked before anything is written (its
  * references to projects it does not declare against the database), and
  * everything is written in one transaction; fixtures from `parseFixtures` are
- * not parsed again.
+ * not parsed again. The tokens of the projects the document declares are
+ * replaced by the document's (unless `keepOtherTokens`), in the same
+ * transaction, so no reader sees a project without its tokens.
  *
  * @param sql A postgres.js pool on a migrated database.
  * @param input A fixtures document, any list left out.
+ * @param options `keepOtherTokens: true` revokes nothing.
  * @throws {FixturesError} naming the first offending path; nothing written.
  *
  * @example
@@ -46,6 +51,7 @@ const ROWS_PER_STATEMENT = 5_000;
 export async function seedFixtures(
   sql: Sql,
   input: FixturesInput | Fixtures,
+  options: SeedOptions = {},
 ): Promise<void> {
   await sql.begin(async (tx) => {
     const check = checkFixtures(input);
@@ -54,6 +60,7 @@ export async function seedFixtures(
       await storedProjects(tx, check.references),
     );
     await upsertProjects(tx, fixtures);
+    if (!options.keepOtherTokens) await revokeTokens(tx, fixtures);
     await upsertTokens(tx, fixtures);
     await upsertCalls(tx, fixtures);
     await replaceIntegrations(tx, fixtures);
@@ -88,6 +95,21 @@ async function upsertProjects(
         ${rows.map((project) => project.project_id)}::uuid[],
         ${rows.map((project) => project.name)}::text[])
       ON CONFLICT (project_id) DO UPDATE SET name = excluded.name`;
+  }
+}
+
+/**
+ * Revokes the tokens of the projects the document declares; the document's
+ * own are written again right after, in the same transaction.
+ */
+async function revokeTokens(
+  tx: TransactionSql,
+  { projects }: Fixtures,
+): Promise<void> {
+  for (const rows of batches(projects)) {
+    await tx`
+      DELETE FROM tokens
+      WHERE project_id = ANY(${rows.map((p) => p.project_id)}::uuid[])`;
   }
 }
 

@@ -30,10 +30,19 @@ bun test --timeout 60000 ./test/
 
 step "deno publish --dry-run (JSR package)"
 deno publish --dry-run --allow-dirty --quiet
-step "deploy targets: ./server under deno serve and bun, the Worker under workerd, edge-runtime, a fresh machine"
+step "deploy targets: ./server under deno serve, bun and node, the Worker under workerd, a fresh machine"
 node --test --test-concurrency=1 --test-timeout=300000 test/deploy/server_entry.ts \
-  test/deploy/workerd.ts test/deploy/edge_runtime.ts test/deploy/fresh_machine.ts
+  test/deploy/workerd.ts test/deploy/fresh_machine.ts
+
+# One npm pack for the tests that install the package.
+pack_dir="$(mktemp -d)"
+trap 'rm -rf "$pack_dir"' EXIT
+npm pack --silent --pack-destination "$pack_dir" >/dev/null
+CALLFLOW_TARBALL="$(ls "$pack_dir"/*.tgz)"
+export CALLFLOW_TARBALL
 step "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin, serve, old Node refused"
 node --test --test-timeout=300000 test/consumer/packed_package.ts
+step "README's Deploying snippets as written: every launcher stops on SIGTERM, wrangler dev, edge-runtime"
+node --test --test-timeout=300000 test/deploy/readme_deploy.ts
 step "mock under MSW setupWorker in headless Chromium"
 node --test --test-timeout=120000 test/browser/service_worker.ts

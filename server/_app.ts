@@ -1,7 +1,7 @@
 /**
  * The API as a server runs it, built from {@linkcode ServerSettings}: the
  * store (Postgres when a database URL is set, migrated; memory otherwise),
- * seeded from the fixtures file or the demo data, and the handler writing the
+ * seeded as {@linkcode startFixtures} decides, and the handler writing the
  * access log on stdout. Shared by `npm start`, the `./server` entry and
  * `callflow-api serve`.
  *
@@ -27,8 +27,8 @@ interface ServerStore extends Store {
 export interface ServerApp {
   /** The handler, writing the access log. */
   handler: Handler;
-  /** The fixtures the store was seeded with. */
-  fixtures: Fixtures;
+  /** The fixtures the store was seeded with; none for Postgres by default. */
+  fixtures: Fixtures | undefined;
   /** Which store serves: `postgres` or `memory`. */
   storeKind: "postgres" | "memory";
   /** Whether OpenTelemetry runs: `close()` then flushes it. */
@@ -61,21 +61,29 @@ export interface ServerApp {
 export async function openServerApp(
   settings: ServerSettings,
 ): Promise<ServerApp> {
-  const fixtures = settings.fixturesPath === undefined
+  const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
+  const start = startFixtures(settings.fixturesPath, storeKind);
+  if (start.warning !== undefined) console.warn(start.warning);
+  const fixtures = start.source === "file"
+    ? await readFixturesFile(settings.fixturesPath!)
+    : start.source === "demo"
     ? demoFixtures
-    : await readFixturesFile(settings.fixturesPath);
+    : undefined;
   // First: the store's and the handler's instruments come from its providers.
   const telemetry = await startTelemetry(settings.telemetry);
-  let store: ServerStore | undefined;
-  try {
-    store = await openStore(settings);
-    await store.seed(fixtures);
-  } catch (error) {
-    await store?.close?.();
+  const store = await openStore(settings).catch(async (error: unknown) => {
     await telemetry?.shutdown();
     throw error;
+  });
+  if (fixtures !== undefined) {
+    try {
+      await store.seed(fixtures);
+    } catch (error) {
+      await store.close?.();
+      await telemetry?.shutdown();
+      throw error;
+    }
   }
-  const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
@@ -90,16 +98,71 @@ export async function openServerApp(
     fixtures,
     storeKind,
     telemetry: telemetry !== undefined,
-    description: `${storeKind} store, ${
-      settings.fixturesPath === undefined
-        ? "demo fixtures"
-        : `fixtures ${settings.fixturesPath}`
-    }${telemetry === undefined ? "" : `, ${telemetry.description}`}`,
+    description: `${storeKind} store, ${start.description}${
+      telemetry === undefined ? "" : `, ${telemetry.description}`
+    }`,
     close: async () => {
       await store.close?.();
       await telemetry?.shutdown();
     },
   };
+}
+
+/** The `FIXTURES` value that names the built-in demo data. */
+const DEMO_FIXTURES = "demo";
+
+/** What a server seeds its store with at start, and how it says so. */
+export interface StartFixtures {
+  /** A fixtures file, the built-in demo data, or nothing. */
+  source: "file" | "demo" | "none";
+  /** For the start-up line, e.g. `demo fixtures`. */
+  description: string;
+  /** A line to print on stderr before serving, if any. */
+  warning?: string;
+}
+
+/**
+ * Decides what `FIXTURES` (or `--fixtures`) seeds. The demo data, whose
+ * tokens are public, belongs to the memory store: it is the default there,
+ * while a database is seeded only from a file `FIXTURES` names, or with the
+ * demo data when `FIXTURES=demo` says so (with a warning). `demo` always
+ * means the demo data: name a file called so `./demo`.
+ *
+ * @param fixturesSetting The `FIXTURES` setting, if set.
+ * @param storeKind The store being opened.
+ * @returns The source, its description and a warning to print, if any.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { startFixtures } from "./_app.ts";
+ *
+ * assert.equal(startFixtures(undefined, "memory").source, "demo");
+ * assert.equal(startFixtures(undefined, "postgres").source, "none");
+ * assert.match(startFixtures("demo", "postgres").warning!, /public/);
+ * assert.equal(startFixtures("seed.json", "postgres").source, "file");
+ * ```
+ */
+export function startFixtures(
+  fixturesSetting: string | undefined,
+  storeKind: "postgres" | "memory",
+): StartFixtures {
+  if (fixturesSetting === DEMO_FIXTURES) {
+    return {
+      source: "demo",
+      description: "demo fixtures",
+      ...(storeKind === "postgres" && {
+        warning:
+          "Warning: FIXTURES=demo seeds the demo data into the database: its tokens (demo-owner, ...) are public. Never use it on a database that matters.",
+      }),
+    };
+  }
+  if (fixturesSetting !== undefined) {
+    return { source: "file", description: `fixtures ${fixturesSetting}` };
+  }
+  return storeKind === "memory"
+    ? { source: "demo", description: "demo fixtures" }
+    : { source: "none", description: "nothing seeded (FIXTURES unset)" };
 }
 
 async function openStore(settings: ServerSettings): Promise<ServerStore> {

@@ -69,7 +69,9 @@ export async function serveApp(
     `API listening on ${server.url} (${runtimeName()}, ${app.description})`,
   );
   console.log(
-    `Tokens (token, role, project):\n${describeTokens(app.fixtures)}`,
+    app.fixtures === undefined
+      ? "Tokens: those the database holds (FIXTURES names a file to seed)"
+      : `Tokens (token, role, project):\n${describeTokens(app.fixtures)}`,
   );
   console.log(
     `Health: ${server.url}/healthz, ready: ${server.url}/readyz. Access log: ${settings.logFormat} lines at level ${settings.logLevel} and above.`,

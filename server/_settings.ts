@@ -21,7 +21,10 @@ export interface ServerSettings {
   port: number;
   /** The interface. Default `127.0.0.1`. */
   hostname: string;
-  /** A fixtures file to seed from; the built-in demo set when undefined. */
+  /**
+   * A fixtures file to seed from, or `demo`; when undefined, the demo set in
+   * memory and nothing on Postgres (see `startFixtures` in _app.ts).
+   */
   fixturesPath: string | undefined;
   /** Serve from Postgres at this URL instead of memory. */
   databaseUrl: string | undefined;

@@ -2,8 +2,9 @@
  * The deploy entry, `@callflow/api/server`: a module whose default export is
  * `{ fetch }`, the shape `deno serve`, Deno Deploy and `bun <file>` serve by
  * themselves. It is built from the environment on import, with the settings
- * of `npm start`: `DATABASE_URL` selects Postgres (migrated on start),
- * otherwise a memory store seeded from `FIXTURES` or the demo data; the
+ * of `npm start`: `DATABASE_URL` selects Postgres (migrated on start, seeded
+ * only from `FIXTURES`), otherwise a memory store seeded from `FIXTURES` or
+ * the demo data; the
  * access log goes to stdout (`LOG_LEVEL`, `LOG_FORMAT`).
  *
  * ```sh

@@ -7,13 +7,14 @@
  * # wrangler.toml
  * name = "callflow-api"
  * main = "node_modules/@callflow/api/dist/server/worker.js"
- * compatibility_date = "2026-07-01"
+ * compatibility_date = "2026-11-01"
  * compatibility_flags = ["nodejs_compat"]   # for DATABASE_URL (postgres.js)
  * ```
  *
  * Settings are the Worker's environment bindings: `FIXTURES` (a fixtures
  * document, as a JSON variable or JSON text; default the demo data),
- * `DATABASE_URL` (serve from Postgres, already migrated; see the README),
+ * `DATABASE_URL` (serve from Postgres, already migrated and seeded with
+ * `callflow-api migrate`; `FIXTURES` is then ignored),
  * `LOG_LEVEL` and `LOG_FORMAT` (the access log, written with `console.log`).
  * The memory store lives in one isolate: each isolate has its own copy.
  *

@@ -6,24 +6,17 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { runtimeName } from "../server/_serve.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
+import { checkNoDemoTokens } from "./deploy/fetch_checks.ts";
 import { ServerProcess } from "./deploy/processes.ts";
-
-const CLI = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
-
-function command(args: string[]): [string, string[]] {
-  return runtimeName() === "deno"
-    ? [process.execPath, ["run", "--allow-all", CLI, ...args]]
-    : [process.execPath, [CLI, ...args]];
-}
+import { binCommand, runBin } from "./support/mock_cli.ts";
+import { countRows, createTestDatabase } from "./support/postgres.ts";
 
 /** The environment without the server settings of whoever runs the tests. */
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -44,26 +37,20 @@ function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
   return { ...env, ...extra };
 }
 
-function runServe(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const [bin, binArgs] = command(["serve", ...args]);
-  const child = spawn(bin, binArgs, {
-    env: cleanEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  return new Promise((resolve) => {
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+function runServe(args: string[], env: Record<string, string> = {}) {
+  return runBin(["serve", ...args], cleanEnv(env));
+}
+
+/** The address the server prints once it listens (20 s at most). */
+async function listeningUrl(server: ServerProcess): Promise<string> {
+  const deadline = Date.now() + 20_000;
+  let match: RegExpMatchArray | null = null;
+  while (match === null && Date.now() < deadline) {
+    match = server.stdout.match(/API listening on (http:\/\/\S+)/);
+    if (match === null) await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.ok(match, server.output);
+  return match[1]!;
 }
 
 describe(`callflow-api serve under ${runtimeName()}`, () => {
@@ -99,8 +86,29 @@ describe(`callflow-api serve under ${runtimeName()}`, () => {
     assert.match(level.stderr, /LOG_LEVEL must be one of debug, info/);
   });
 
+  it("seeds nothing on Postgres without --fixtures: demo-owner gets 401", async () => {
+    const db = await createTestDatabase();
+    const [bin, binArgs] = binCommand(["serve", "--port", "0"]);
+    const server = new ServerProcess(bin, binArgs, {
+      cwd: directory,
+      env: cleanEnv({
+        DATABASE_URL: db.url,
+        DATABASE_POOL_SIZE: String(db.max),
+      }),
+    });
+    try {
+      const url = await listeningUrl(server);
+      await checkNoDemoTokens((path, init) => fetch(`${url}${path}`, init));
+      assert.equal(await countRows(db.url, "tokens"), 0);
+    } finally {
+      await server.stop();
+      await db.drop();
+    }
+    assert.equal(await server.exited, 0, server.output);
+  });
+
   it("serves the fixtures, logs JSON lines, and stops on SIGTERM", async () => {
-    const [bin, binArgs] = command([
+    const [bin, binArgs] = binCommand([
       "serve",
       "--port",
       "0",
@@ -113,13 +121,7 @@ describe(`callflow-api serve under ${runtimeName()}`, () => {
     });
     try {
       const deadline = Date.now() + 20_000;
-      let match: RegExpMatchArray | null = null;
-      while (match === null && Date.now() < deadline) {
-        match = server.stdout.match(/API listening on (http:\/\/\S+)/);
-        if (match === null) await new Promise((r) => setTimeout(r, 50));
-      }
-      assert.ok(match, server.output);
-      const url = match[1]!;
+      const url = await listeningUrl(server);
       assert.match(server.stdout, new RegExp(`\\(${runtimeName()}, memory`));
       const response = await fetch(`${url}/v1/call/${CALLS.first}/message`, {
         headers: {

@@ -17,6 +17,8 @@ import { after, describe, it } from "node:test";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { describeTokens } from "../server/_fixtures_file.ts";
+import { checkNoDemoTokens, type Send } from "./deploy/fetch_checks.ts";
+import { countRows, createTestDatabase } from "./support/postgres.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** How long a server may take to start or to stop. */
@@ -370,6 +372,99 @@ describe("the API server (server/main.ts)", () => {
       });
     });
   }
+
+  describe("on Postgres", () => {
+    const sendTo = (url: URL): Send => (path, init) =>
+      fetch(new URL(path, url), init);
+
+    it("seeds nothing without FIXTURES: no token, demo-owner gets 401", async () => {
+      const db = await createTestDatabase();
+      try {
+        const env = serverEnv({
+          DATABASE_URL: db.url,
+          DATABASE_POOL_SIZE: String(db.max),
+        });
+        await withServer(env, async (server) => {
+          const url = await server.listening();
+          assert.match(server.stdout, /postgres store, nothing seeded/);
+          assert.doesNotMatch(server.output, /demo-owner/);
+          await checkNoDemoTokens(sendTo(url));
+          assert.equal(await countRows(db.url, "tokens"), 0);
+          assert.equal(await countRows(db.url, "projects"), 0);
+        });
+      } finally {
+        await db.drop();
+      }
+    });
+
+    it("seeds the demo data only when FIXTURES=demo says so, with a warning", async () => {
+      const db = await createTestDatabase();
+      try {
+        const env = serverEnv({
+          DATABASE_URL: db.url,
+          DATABASE_POOL_SIZE: String(db.max),
+          FIXTURES: "demo",
+        });
+        await withServer(env, async (server) => {
+          const url = await server.listening();
+          assert.match(server.stderr, /Warning: FIXTURES=demo .* public/);
+          const call = demoFixtures.calls[0]!;
+          const response = await fetch(
+            new URL(`/v1/call/${call.call_id}/message`, url),
+            { headers: { authorization: "Bearer demo-owner" } },
+          );
+          assert.equal(response.status, 200);
+          assert.deepEqual(await response.json(), call.messages);
+        });
+        assert.equal(
+          await countRows(db.url, "tokens"),
+          demoFixtures.tokens.length,
+        );
+      } finally {
+        await db.drop();
+      }
+    });
+
+    it("revokes a token removed from the fixtures file at the next start", async () => {
+      const db = await createTestDatabase();
+      const env = (path: string) =>
+        serverEnv({
+          DATABASE_URL: db.url,
+          DATABASE_POOL_SIZE: String(db.max),
+          FIXTURES: path,
+        });
+      const status = async (url: URL, token: string) => {
+        const response = await fetch(new URL(`/v1/call/${CALL}/message`, url), {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        await response.arrayBuffer();
+        return response.status;
+      };
+      try {
+        const before = await fixturesFile("revoke-before.json", {
+          ...fileFixtures,
+          tokens: [
+            ...fileFixtures.tokens,
+            { token: "leaving-token", project_id: ACME, role: "owner" },
+          ],
+        });
+        await withServer(env(before), async (server) => {
+          const url = await server.listening();
+          assert.equal(await status(url, "leaving-token"), 200);
+          assert.equal(await status(url, "file-token"), 200);
+        });
+        const after = await fixturesFile("revoke-after.json", fileFixtures);
+        await withServer(env(after), async (server) => {
+          const url = await server.listening();
+          assert.equal(await status(url, "leaving-token"), 401);
+          assert.equal(await status(url, "file-token"), 200);
+        });
+        assert.equal(await countRows(db.url, "tokens"), 1);
+      } finally {
+        await db.drop();
+      }
+    });
+  });
 
   for (const signal of ["SIGTERM", "SIGINT"] as const) {
     it(`stops on ${signal} with exit code 0 and logs the shutdown`, async () => {

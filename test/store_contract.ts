@@ -12,13 +12,14 @@ import {
   FixturesError,
   type FixturesInput,
   parseFixtures,
+  type SeedOptions,
 } from "../src/store/fixtures.ts";
 import type { Store, TranscriptChunk } from "../src/store/store.ts";
 import { hashToken } from "../src/sha256.ts";
 
 /** A store that can be seeded, as both stores can. */
 export interface SeedableStore extends Store {
-  seed(input: FixturesInput | Fixtures): Promise<void>;
+  seed(input: FixturesInput | Fixtures, options?: SeedOptions): Promise<void>;
 }
 
 /** A fresh store holding exactly the given fixtures, and its disposal. */
@@ -544,6 +545,55 @@ export function runStoreContract(
           assert.equal((await store.recentCalls(A, 1))[0]?.callId, call(2));
           assert.deepEqual(await store.callMessages(A, call(1)), texts(TRICKY));
           assert.equal(await store.deleteIntegration(A, integration(1)), true);
+        }));
+
+      it("revokes the tokens of a declared project that the document drops", () =>
+        withStore(async (store) => {
+          const grant = async (token: string) =>
+            await store.findGrant(await hashToken(token));
+          const projects = [{ project_id: B, name: "Globex" }];
+          await store.seed({
+            projects,
+            tokens: [
+              { token: "kept", project_id: B, role: "viewer" },
+              { token: "dropped", project_id: B, role: "owner" },
+            ],
+          });
+          assert.deepEqual(await grant("dropped"), {
+            projectId: B,
+            role: "owner",
+          });
+          // The file again, one token removed, one role changed.
+          await store.seed({
+            projects,
+            tokens: [{ token: "kept", project_id: B, role: "admin" }],
+          });
+          assert.equal(await grant("dropped"), undefined);
+          assert.deepEqual(await grant("kept"), {
+            projectId: B,
+            role: "admin",
+          });
+          // A project declared with no tokens keeps none.
+          await store.seed({ projects });
+          assert.equal(await grant("kept"), undefined);
+          // Projects the document does not declare keep theirs.
+          assert.ok(await grant("a-owner"), "project A's token still works");
+          // Tokens only referring to a project add to it.
+          await store.seed({
+            tokens: [{ token: "one", project_id: B, role: "viewer" }],
+          });
+          await store.seed({
+            tokens: [{ token: "two", project_id: B, role: "viewer" }],
+          });
+          assert.ok(await grant("one"));
+          assert.ok(await grant("two"));
+          // keepOtherTokens: an upsert, nothing revoked.
+          await store.seed({
+            projects,
+            tokens: [{ token: "three", project_id: B, role: "viewer" }],
+          }, { keepOtherTokens: true });
+          assert.ok(await grant("one"));
+          assert.ok(await grant("three"));
         }));
 
       it("accepts entries that refer to projects seeded before", () =>

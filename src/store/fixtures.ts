@@ -108,6 +108,39 @@ export interface Fixtures {
 /** What {@linkcode parseFixtures} accepts: any list may be left out. */
 export type FixturesInput = Partial<Fixtures>;
 
+/**
+ * How `seed()` treats what the store holds already. By default a document is
+ * the truth for the tokens of the projects it declares (its `projects`
+ * list): their tokens that the document does not list are revoked, so a
+ * token removed from a fixtures file stops working at the next start.
+ * Every other record is added or replaced, never removed.
+ *
+ * @example Adding one token to a declared project without revoking the others
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hashToken, MemoryStore } from "../../mod.ts";
+ *
+ * const project_id = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
+ * const store = new MemoryStore();
+ * const projects = [{ project_id, name: "Acme" }];
+ * await store.seed({ projects, tokens: [{ token: "a", project_id, role: "owner" }] });
+ * await store.seed(
+ *   { projects, tokens: [{ token: "b", project_id, role: "viewer" }] },
+ *   { keepOtherTokens: true },
+ * );
+ * assert.ok(await store.findGrant(await hashToken("a")));
+ * await store.seed({ projects, tokens: [{ token: "b", project_id, role: "viewer" }] });
+ * assert.equal(await store.findGrant(await hashToken("a")), undefined);
+ * ```
+ */
+export interface SeedOptions {
+  /**
+   * Keep the tokens of the declared projects that the document does not
+   * list (an upsert of tokens). Default `false`: they are revoked.
+   */
+  keepOtherTokens?: boolean;
+}
+
 /** Options of {@linkcode parseFixtures}. */
 export interface ParseFixturesOptions {
   /** Projects that exist already, so entries may refer to them. */

@@ -8,6 +8,7 @@ import {
   type Fixtures,
   type FixturesInput,
   resolveFixtures,
+  type SeedOptions,
   type TokenFixture,
   type ToolFixture,
 } from "./fixtures.ts";
@@ -75,11 +76,17 @@ export class MemoryStore implements Store {
    * Adds or replaces the records of a fixtures document (checked whole first:
    * a bad document changes nothing; fixtures from `parseFixtures` are not
    * parsed again). Entries may refer to projects the store already holds.
+   * The document is the truth for the tokens of the projects it declares:
+   * their other tokens are revoked (see {@linkcode SeedOptions}).
    *
    * @param input Fixtures, any list left out.
+   * @param options `keepOtherTokens: true` revokes nothing.
    * @throws {FixturesError} naming the first offending path.
    */
-  async seed(input: FixturesInput | Fixtures): Promise<void> {
+  async seed(
+    input: FixturesInput | Fixtures,
+    options: SeedOptions = {},
+  ): Promise<void> {
     const fixtures = resolveFixtures(
       checkFixtures(input),
       (projectId) => this.#projects.has(projectId),
@@ -89,6 +96,12 @@ export class MemoryStore implements Store {
     );
     for (const project of fixtures.projects) {
       this.#projects.set(project.project_id, project.name);
+    }
+    if (!options.keepOtherTokens) {
+      const declared = new Set(fixtures.projects.map((p) => p.project_id));
+      for (const [hash, grant] of this.#grants) {
+        if (declared.has(grant.projectId)) this.#grants.delete(hash);
+      }
     }
     fixtures.tokens.forEach((token, i) => {
       this.#grants.set(tokenHashes[i]!, {

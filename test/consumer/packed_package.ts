@@ -25,7 +25,16 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { DENO_SERVE, freePort, ServerProcess } from "../deploy/processes.ts";
+import {
+  DENO_SERVE,
+  freePort,
+  ServerProcess,
+  UNSET_SERVER_SETTINGS,
+} from "../deploy/processes.ts";
+import {
+  type PackedTarball,
+  packedTarball,
+} from "../support/packed_tarball.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const APP = fileURLToPath(new URL("./app", import.meta.url));
@@ -41,18 +50,8 @@ const ENV: Record<string, string | undefined> = {
 // Else the consumer's `node --test` would report to this runner, not run.
 delete ENV.NODE_TEST_CONTEXT;
 
-/**
- * The API server's settings reset: CI's DATABASE_URL (or a developer's) must
- * not make these servers migrate and seed that database.
- */
-const MEMORY_SERVER = {
-  DATABASE_URL: undefined,
-  FIXTURES: undefined,
-  PORT: undefined,
-  HOST: undefined,
-  LOG_LEVEL: undefined,
-  LOG_FORMAT: undefined,
-};
+/** The API server's settings reset: a memory store. */
+const MEMORY_SERVER = UNSET_SERVER_SETTINGS;
 
 /** A Node.js older than 22 on this machine (e.g. Debian's), if any. */
 function oldNode(): string | undefined {
@@ -95,13 +94,6 @@ function run(command: string, args: string[], cwd: string): string {
       `${command} ${args.join(" ")} failed:\n${stdout ?? ""}\n${stderr ?? ""}`,
     );
   }
-}
-
-interface PackResult {
-  filename: string;
-  size: number;
-  unpackedSize: number;
-  files: { path: string }[];
 }
 
 /**
@@ -177,16 +169,10 @@ async function startAndCall(
 describe("the packed package in a fresh project", () => {
   const work = mkdtempSync(join(tmpdir(), "callflow-consumer-"));
   const project = join(work, "project");
-  let pack: PackResult;
+  let pack: PackedTarball;
 
   before(() => {
-    const packed = run(
-      "npm",
-      ["pack", "--json", "--pack-destination", work],
-      ROOT,
-    );
-    // The whole of stdout is the JSON: the build (`prepack`) writes to stderr.
-    pack = (JSON.parse(packed) as PackResult[])[0]!;
+    pack = packedTarball();
     cpSync(APP, project, { recursive: true });
     writeFileSync(
       join(project, "package.json"),
@@ -196,7 +182,7 @@ describe("the packed package in a fresh project", () => {
       "install",
       "--prefer-offline",
       "--no-package-lock",
-      join(work, pack.filename),
+      pack.path,
       `msw@${installedVersion("msw")}`,
       `postgres@${installedVersion("postgres")}`,
     ], project);
@@ -221,7 +207,7 @@ describe("the packed package in a fresh project", () => {
   }
 
   it("holds only the build, its types and the package's documents", () => {
-    const paths = pack.files.map((file) => file.path);
+    const paths = pack.files;
     const stray = paths.filter((path) =>
       !/^(package\.json|README\.md|LICENSE(\.md)?|dist\/.+\.(js|d\.ts|sql))$/
         .test(path)
@@ -244,8 +230,7 @@ describe("the packed package in a fresh project", () => {
     ) assert.ok(paths.includes(entry), `${entry} is packed`);
     assert.ok(!paths.some((path) => path.startsWith("dist/test/")), "no tests");
     console.log(
-      `npm pack: ${pack.filename} ${pack.size} bytes packed, ` +
-        `${pack.unpackedSize} unpacked, ${paths.length} files`,
+      `npm pack: ${pack.path} ${pack.size} bytes packed, ${paths.length} files`,
     );
   });
 
@@ -583,5 +568,10 @@ describe("the packed package in a fresh project", () => {
       "utf8",
     );
     assert.ok(!manifest.includes(ROOT), "no link to the source tree");
+    const { repository } = JSON.parse(manifest) as {
+      repository?: { type?: string; url?: string };
+    };
+    assert.equal(repository?.type, "git");
+    assert.match(repository?.url ?? "", /^git\+https:\/\/\S+\.git$/);
   });
 });

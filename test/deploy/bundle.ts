@@ -21,16 +21,22 @@ export interface BundleOptions {
   conditions?: string[];
   /** Expressions replaced at build time, e.g. `import.meta.url` in a script. */
   define?: Record<string, string>;
+  /**
+   * The project the entry lives in, whose node_modules resolve its imports
+   * (e.g. a scratch project with the packed package). Default this repository.
+   */
+  root?: string;
 }
 
-/** Bundles `entry` (relative to the repository root); returns the code. */
+/** Bundles `entry` (relative to `options.root`); returns the code. */
 export function bundle(entry: string, options: BundleOptions): string {
   const directory = mkdtempSync(join(tmpdir(), "callflow-bundle-"));
   const outfile = join(directory, "bundle.js");
+  const root = options.root ?? ROOT;
   try {
     execFileSync(join(ROOT, "node_modules", ".bin", "bun"), [
       "build",
-      join(ROOT, entry),
+      join(root, entry),
       "--target=browser",
       `--format=${options.format}`,
       ...(options.conditions ?? []).map((name) => `--conditions=${name}`),
@@ -38,7 +44,7 @@ export function bundle(entry: string, options: BundleOptions): string {
         `--define=${name}=${value}`
       ),
       `--outfile=${outfile}`,
-    ], { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"] });
+    ], { cwd: root, stdio: ["ignore", "ignore", "pipe"] });
     return readFileSync(outfile, "utf8");
   } finally {
     rmSync(directory, { recursive: true, force: true });

@@ -145,3 +145,27 @@ export async function checkEveryOperation(send: Send): Promise<void> {
   assert.equal(openapi.status, 200);
   assert.equal((await openapi.json()).openapi, "3.1.0");
 }
+
+/**
+ * A store nobody seeded: every demo token is unknown (401, a DELETE with
+ * `demo-owner` included: before the fix it authenticated and got 404), and
+ * the store is still ready.
+ */
+export async function checkNoDemoTokens(send: Send): Promise<void> {
+  const ready = await send("/readyz");
+  assert.equal(ready.status, 200);
+  await ready.arrayBuffer();
+  for (const { token } of demoFixtures.tokens) {
+    const response = await send(`/v1/call/${DEMO.calls[0]}/message`, {
+      headers: bearer(token),
+    });
+    assert.equal(response.status, 401, token);
+    assert.equal((await response.json()).error_code, "UNAUTHORIZED");
+  }
+  const remove = await send(`/v1/integration/${DEMO.httpIntegration}`, {
+    method: "DELETE",
+    headers: bearer("demo-owner"),
+  });
+  assert.equal(remove.status, 401);
+  await remove.arrayBuffer();
+}

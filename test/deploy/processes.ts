@@ -18,6 +18,20 @@ export const DENO_SERVE: readonly string[] = [
   "127.0.0.1",
 ];
 
+/**
+ * The server settings of whoever runs the tests, unset: CI's DATABASE_URL
+ * (or a developer's) must not make a test's server migrate and seed that
+ * database. Spread it into a child's environment.
+ */
+export const UNSET_SERVER_SETTINGS: Readonly<Record<string, undefined>> = {
+  DATABASE_URL: undefined,
+  FIXTURES: undefined,
+  PORT: undefined,
+  HOST: undefined,
+  LOG_LEVEL: undefined,
+  LOG_FORMAT: undefined,
+};
+
 /** A free port on 127.0.0.1 (bound, read, released). */
 export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -96,9 +110,44 @@ export class ServerProcess {
     throw new Error(`${url} not ready\n${this.output}`);
   }
 
+  /**
+   * Sends SIGTERM to the process itself, not its group (as systemd's main
+   * process, Docker's PID 1 or a process manager's child gets it), and
+   * resolves with its exit code; the group is killed after `ms`.
+   */
+  async terminate(ms = 20_000): Promise<number | null> {
+    process.kill(this.#child.pid!, "SIGTERM");
+    const timer = setTimeout(() => this.#killGroup(), ms);
+    try {
+      return await this.exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Whether any process of its group still runs (e.g. a launcher's child). */
+  groupRunning(): boolean {
+    try {
+      process.kill(-this.#child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  #killGroup(): void {
+    try {
+      process.kill(-this.#child.pid!, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
+
   /** Stops the process group (SIGTERM, then SIGKILL after 5 s). */
   async stop(): Promise<void> {
     if (this.#child.exitCode !== null || this.#child.signalCode !== null) {
+      // A child it left behind (its group outlives it) goes too.
+      if (this.groupRunning()) this.#killGroup();
       return;
     }
     const pid = this.#child.pid!;
@@ -107,13 +156,7 @@ export class ServerProcess {
     } catch {
       return;
     }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }, 5000);
+    const timer = setTimeout(() => this.#killGroup(), 5000);
     await this.exited;
     clearTimeout(timer);
   }

@@ -14,11 +14,12 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { createTestDatabase } from "../support/postgres.ts";
+import { countRows, createTestDatabase } from "../support/postgres.ts";
 import {
   checkBulkExport,
   checkCallMessages,
   checkEveryOperation,
+  checkNoDemoTokens,
   checkProbes,
   checkTriggerTest,
   DEMO,
@@ -165,12 +166,35 @@ describe("the ./server entry", () => {
     });
   }
 
+  for (const launch of launches.filter((launch) => !launch.parallel)) {
+    it(`seeds nothing on Postgres without FIXTURES under ${launch.name}`, async () => {
+      const db = await createTestDatabase();
+      try {
+        const [server, url] = await start(launch, {
+          DATABASE_URL: db.url,
+          DATABASE_POOL_SIZE: String(db.max),
+        });
+        try {
+          await checkNoDemoTokens(sendTo(url));
+          assert.equal(await countRows(db.url, "tokens"), 0);
+          assert.match(server.stderr, /postgres store, nothing seeded/);
+        } finally {
+          await server.stop();
+          running.delete(server);
+        }
+      } finally {
+        await db.drop();
+      }
+    });
+  }
+
   it("shares a Postgres store between deno serve --parallel workers", async () => {
     const db = await createTestDatabase();
     try {
       const [server, url] = await start(launches[1]!, {
         DATABASE_URL: db.url,
         DATABASE_POOL_SIZE: String(db.max),
+        FIXTURES: "demo",
       });
       try {
         const send = sendTo(url);

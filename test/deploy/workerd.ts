@@ -13,14 +13,23 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { Miniflare } from "miniflare";
 import { demoFixtures } from "../../src/store/demo_fixtures.ts";
-import { openPostgresStore } from "../../postgres/mod.ts";
-import { createTestDatabase, type TestDatabase } from "../support/postgres.ts";
+import {
+  connectPostgres,
+  migrate,
+  openPostgresStore,
+} from "../../postgres/mod.ts";
+import {
+  countRows,
+  createTestDatabase,
+  type TestDatabase,
+} from "../support/postgres.ts";
 import { bundle } from "./bundle.ts";
 import {
   checkBulkExport,
   checkCallMessages,
   checkDeleteTwice,
   checkEveryOperation,
+  checkNoDemoTokens,
   checkTriggerTest,
   DEMO,
   type Send,
@@ -115,6 +124,27 @@ describe("the Worker under workerd (Miniflare)", () => {
         headers: { authorization: "Bearer demo-viewer" },
       });
       assert.equal(demo.status, 401);
+    });
+  });
+
+  describe("on a fresh Postgres database, migrated, nothing seeded", () => {
+    let db: TestDatabase;
+    let worker: Miniflare;
+    before(async () => {
+      db = await createTestDatabase();
+      const sql = connectPostgres(db.url, { max: 1 });
+      await migrate(sql);
+      await sql.end();
+      worker = startWorker({ LOG_LEVEL: "off", DATABASE_URL: db.url });
+    });
+    after(async () => {
+      await worker?.dispose();
+      await db?.drop();
+    });
+
+    it("knows no demo token: demo-owner gets 401", async () => {
+      await checkNoDemoTokens(sender(worker));
+      assert.equal(await countRows(db.url, "tokens"), 0);
     });
   });
 

@@ -1,6 +1,7 @@
 /**
- * Starting and stopping the `mock` command under the runtime running the
- * test, for tests that call it over HTTP.
+ * Running the `callflow-api` bin (mock/cli.ts) under the runtime running the
+ * test: to its end ({@linkcode runBin}), or the `mock` command started for
+ * tests that call it over HTTP ({@linkcode startMockCli}).
  *
  * @module
  */
@@ -10,6 +11,56 @@ import { fileURLToPath } from "node:url";
 import { runtimeName } from "../../server/_serve.ts";
 
 const CLI = fileURLToPath(new URL("../../mock/cli.ts", import.meta.url));
+
+/** The command line that runs the bin with `args` on this runtime. */
+export function binCommand(args: string[]): [string, string[]] {
+  return runtimeName() === "deno"
+    ? [process.execPath, ["run", "--allow-all", CLI, ...args]]
+    : [process.execPath, [CLI, ...args]];
+}
+
+/** How a run of the bin ended. */
+export interface BinRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout and stderr as they came. */
+  output: string;
+}
+
+/**
+ * Runs the bin to its end (killed after 30 s).
+ *
+ * @param args e.g. `["serve", "--version"]`.
+ * @param env The environment; default this process's.
+ * @returns Its exit code and output.
+ */
+export function runBin(
+  args: string[],
+  env: Record<string, string | undefined> = process.env,
+): Promise<BinRun> {
+  const [command, commandArgs] = binCommand(args);
+  const child = spawn(command, commandArgs, {
+    env: env as Record<string, string>,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const run = { code: null, stdout: "", stderr: "", output: "" } as BinRun;
+  child.stdout.on("data", (chunk: Buffer) => {
+    run.stdout += chunk.toString();
+    run.output += chunk.toString();
+  });
+  child.stderr.on("data", (chunk: Buffer) => {
+    run.stderr += chunk.toString();
+    run.output += chunk.toString();
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  return new Promise((resolve) => {
+    child.once("close", (code) => {
+      clearTimeout(timer);
+      resolve({ ...run, code });
+    });
+  });
+}
 
 /** A running `mock` command. */
 export interface RunningCli {
@@ -29,10 +80,8 @@ export interface RunningCli {
  * @returns The running command.
  */
 export function startMockCli(args: string[]): Promise<RunningCli> {
-  const command = runtimeName() === "deno"
-    ? [process.execPath, "run", "--allow-all", CLI, ...args]
-    : [process.execPath, CLI, ...args];
-  const child = spawn(command[0]!, command.slice(1), {
+  const [command, commandArgs] = binCommand(args);
+  const child = spawn(command, commandArgs, {
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

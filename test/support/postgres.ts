@@ -106,3 +106,22 @@ async function onPglite(): Promise<TestDatabase> {
     },
   };
 }
+
+/**
+ * How many rows a table of the database holds (e.g. `tokens`), read on a
+ * connection of its own.
+ *
+ * @param url The database's URL.
+ * @param table A table of the schema.
+ * @returns The row count.
+ */
+export async function countRows(url: string, table: string): Promise<number> {
+  const sql = postgres(url, { max: 1, onnotice: () => {} });
+  try {
+    const [row] = await sql<{ count: number }[]>`
+      SELECT count(*)::int AS count FROM ${sql(table)}`;
+    return row!.count;
+  } finally {
+    await sql.end({ timeout: 5 });
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * What every `callflow-api` command shares: `--help`, `--version` (the
+ * package's version), and one wording for usage errors: the problem, a blank
+ * line, the command's usage; exit code 2. Problems with a value are worded
+ * as the settings are: `--port must be an integer from 0 to 65535, got "x"`.
+ *
+ * @module
+ */
+import { readFileSync } from "node:fs";
+import { parseArgs, type ParseArgsConfig } from "node:util";
+
+/** A mistake on the command line: the usage is printed, exit code 2. */
+export class UsageError extends Error {
+  /**
+   * @param message What is wrong, e.g. `Unknown option '--bogus'`.
+   */
+  constructor(message: string) {
+    super(message);
+    this.name = "UsageError";
+  }
+}
+
+/** The exit code of a usage error. */
+export const USAGE_EXIT_CODE = 2;
+
+/**
+ * The package's version, from the package.json next to the sources (this
+ * repository) or to the build (`dist/` in the installed package).
+ *
+ * @returns e.g. `0.1.0`, or `unknown` when no manifest is found.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { packageVersion } from "./_command_line.ts";
+ *
+ * assert.match(packageVersion(), /^\d+\.\d+\.\d+/);
+ * ```
+ */
+export function packageVersion(): string {
+  for (const path of ["../package.json", "../../package.json"]) {
+    try {
+      const manifest = JSON.parse(
+        readFileSync(new URL(path, import.meta.url), "utf8"),
+      ) as { name?: string; version?: string };
+      if (manifest.name === "@callflow/api") return manifest.version ?? "";
+    } catch {
+      // Not there: try the next place.
+    }
+  }
+  return "unknown";
+}
+
+/** The parsed options of a command, by name. */
+export type OptionValues = Record<string, string | boolean | undefined>;
+
+/** A command of the bin: its help text, its options and what it does. */
+export interface Command {
+  /** The help text, starting `Usage: callflow-api <name> ...`. */
+  usage: string;
+  /** Its options, without `--help` and `--version` (added to every command). */
+  options: NonNullable<ParseArgsConfig["options"]>;
+  /**
+   * Runs it with the parsed options; throws {@linkcode UsageError} for a
+   * value it refuses. Resolves with the exit code.
+   */
+  run(values: OptionValues): Promise<number>;
+}
+
+/**
+ * Runs a command: `--help` prints its usage, `--version` the package's
+ * version, a usage error prints the problem and the usage on stderr.
+ *
+ * @param args The arguments after the command's name.
+ * @param command The command.
+ * @returns The exit code: the command's, 0 for help and version, 2 for a
+ * usage error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runCommand, UsageError } from "./_command_line.ts";
+ *
+ * const command = {
+ *   usage: "Usage: callflow-api echo --text <t>",
+ *   options: { text: { type: "string" as const } },
+ *   run: (values: { text?: unknown }) => {
+ *     if (values.text === undefined) throw new UsageError("Missing --text");
+ *     return Promise.resolve(0);
+ *   },
+ * };
+ * assert.equal(await runCommand(["--text", "hi"], command), 0);
+ * assert.equal(await runCommand(["--help"], command), 0);
+ * assert.equal(await runCommand([], command), 2);
+ * assert.equal(await runCommand(["--bogus"], command), 2);
+ * ```
+ */
+export async function runCommand(
+  args: string[],
+  command: Command,
+): Promise<number> {
+  try {
+    let parsed;
+    try {
+      parsed = parseArgs({
+        args,
+        options: {
+          ...command.options,
+          version: { type: "boolean", short: "V" },
+          help: { type: "boolean", short: "h" },
+        },
+      });
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    const values = parsed.values as OptionValues;
+    if (values.help) {
+      console.log(command.usage);
+      return 0;
+    }
+    if (values.version) {
+      console.log(packageVersion());
+      return 0;
+    }
+    return await command.run(values);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    console.error(usageErrorText(error.message, command.usage));
+    return USAGE_EXIT_CODE;
+  }
+}
+
+/**
+ * The one wording of a usage error: the problem, a blank line, the usage.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { usageErrorText } from "./_command_line.ts";
+ *
+ * assert.equal(usageErrorText("Missing command", "Usage: x"), "Missing command\n\nUsage: x");
+ * ```
+ */
+export function usageErrorText(message: string, usage: string): string {
+  return `${message}\n\n${usage}`;
+}
