@@ -43,6 +43,7 @@ export {
   type Role,
   ROLES,
   type Store,
+  type StoreDegraded,
   type TranscriptChunk,
   type Trigger,
 } from "./src/store/store.ts";

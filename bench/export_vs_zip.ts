@@ -1,15 +1,20 @@
 /**
- * The bulk export end to end over HTTP against Info-ZIP: wall time of `curl`
- * reading the ZIP of 500 calls from the server, over that of
+ * The bulk export end to end over HTTP against Info-ZIP, every figure of the
+ * export goals in one run: per runtime and store, the wall time of `curl`
+ * reading the ZIP of 500 calls and the server's CPU seconds for it (from
+ * `/proc/<pid>/stat`), over the wall time and CPU seconds of
  * `zip -q -6 -r` on the same 500 files (unpacked from the server's first
- * archive, which `unzip -t` checks), in the same run; and the server's peak
- * RSS growth over its idle RSS while it exports.
+ * archive), in alternating order round by round; the archives' bytes; and the
+ * server's peak RSS growth over its idle RSS during single exports and
+ * during 8 exports at once. Every archive the server sends in the single
+ * rounds passes `unzip -t`.
  *
- * Run: `node bench/export_vs_zip.ts` (needs curl, zip and unzip).
- * `BENCH_MESSAGES` (default 200) sets the messages per call,
- * `BENCH_ROUNDS` (default 5) the rounds, run in alternating order,
- * `BENCH_RUNTIMES` (default `node,deno,bun`) and `BENCH_STORES` (default
- * `memory`, add `postgres` to seed a database of its own on `DATABASE_URL`).
+ * Run: `node bench/export_vs_zip.ts` (needs curl, zip and unzip; with
+ * `DATABASE_URL`, PostgreSQL too). `BENCH_MESSAGES` (default 200) sets the
+ * messages per call, `BENCH_ROUNDS` (default 5) the rounds,
+ * `BENCH_RUNTIMES` (default `node,deno,bun`), `BENCH_STORES` (default
+ * `memory`, or `memory,postgres` when `DATABASE_URL` is set: the script
+ * seeds a database of its own there and drops it).
  *
  * @module
  */
@@ -24,11 +29,14 @@ import {
   type TestDatabase,
 } from "../test/support/postgres.ts";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";
-import { median, startServer } from "./hot_path.ts";
+import { cpuSeconds, median, startServer } from "./hot_path.ts";
+import { childrenCpuSeconds } from "./proc_cpu.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const AT_ONCE = 8;
 const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
-const stores = (process.env.BENCH_STORES ?? "memory").split(",");
+const stores = (process.env.BENCH_STORES ??
+  (process.env.DATABASE_URL ? "memory,postgres" : "memory")).split(",");
 const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
 const COMMANDS: Record<string, string[]> = {
   node: [bin("node"), "--expose-gc", "bench/export_server.ts"],
@@ -46,15 +54,28 @@ const work = mkdtempSync(join(tmpdir(), "export-bench-"));
 const { token, callIds } = benchData(0);
 const body = JSON.stringify({ call_ids: callIds });
 
-/** Runs a command to its end; resolves with its wall time in seconds. */
-function timed(command: string, args: string[], cwd?: string): Promise<number> {
+/** What one run of a command took. */
+interface Timing {
+  wall: number;
+  /** CPU seconds: the command's own, or the server's while it ran. */
+  cpu: number;
+}
+
+/** Runs a command to its end: its wall time and its own CPU seconds. */
+function run(command: string, args: string[], cwd?: string): Promise<Timing> {
+  const cpu = childrenCpuSeconds();
   const started = performance.now();
   const child = spawn(command, args, { stdio: "inherit", cwd });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.once("close", (code) => {
       if (code !== 0) reject(new Error(`${command} exited ${code}`));
-      else resolve((performance.now() - started) / 1000);
+      else {
+        resolve({
+          wall: (performance.now() - started) / 1000,
+          cpu: childrenCpuSeconds() - cpu,
+        });
+      }
     });
   });
 }
@@ -65,8 +86,8 @@ function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) / 1024;
 }
 
-function exportWithCurl(url: string, output: string): Promise<number> {
-  return timed("curl", [
+function curlExport(url: string, output: string): Promise<Timing> {
+  return run("curl", [
     "-sS",
     "--fail",
     "-o",
@@ -83,6 +104,20 @@ function exportWithCurl(url: string, output: string): Promise<number> {
   ]);
 }
 
+/** Exports with curl: wall time, and the server's CPU seconds meanwhile. */
+async function timedExports(
+  server: { url: string; pid: number },
+  outputs: string[],
+): Promise<Timing> {
+  const cpu = cpuSeconds(server.pid);
+  const started = performance.now();
+  await Promise.all(outputs.map((output) => curlExport(server.url, output)));
+  return {
+    wall: (performance.now() - started) / 1000,
+    cpu: cpuSeconds(server.pid) - cpu,
+  };
+}
+
 async function seedPostgres(): Promise<TestDatabase> {
   const db = await createTestDatabase();
   const sql = connectPostgres(db.url, { max: 1 });
@@ -92,73 +127,140 @@ async function seedPostgres(): Promise<TestDatabase> {
   return db;
 }
 
+/** The figures of one runtime and store. */
+interface Row {
+  runtime: string;
+  store: string;
+  zip: Timing;
+  api: Timing;
+  apiBytes: number;
+  zipBytes: number;
+  rssOne: number;
+  rssMany: number;
+  /** Wall time and server CPU seconds per export with 8 at once. */
+  many: Timing;
+}
+
 const files = join(work, "files");
-const rows: string[] = [];
+const infoZip = join(work, "info.zip");
+const rows: Row[] = [];
 let db: TestDatabase | undefined;
-try {
-  for (const storeName of stores) {
-    if (storeName === "postgres") db = await seedPostgres();
-    for (const runtime of runtimes) {
-      const server = await startServer(
-        [...COMMANDS[runtime]!, storeName],
-        db === undefined ? {} : { BENCH_DATABASE_URL: db.url },
-      );
-      const served = join(work, "served.zip");
-      const idle = rssMiB(server.pid);
-      let peak = idle;
-      const sampler = setInterval(() => {
-        peak = Math.max(peak, rssMiB(server.pid));
-      }, 10);
-      try {
-        await exportWithCurl(server.url, served);
-        execFileSync("unzip", ["-tq", served], { stdio: "pipe" });
-        try {
-          statSync(files);
-        } catch {
-          execFileSync("unzip", ["-q", "-d", files, served]);
+
+async function measure(runtime: string, store: string): Promise<Row> {
+  const server = await startServer(
+    [...COMMANDS[runtime]!, store],
+    db === undefined ? {} : { BENCH_DATABASE_URL: db.url },
+  );
+  const served = join(work, "served.zip");
+  const idle = rssMiB(server.pid);
+  let peak = idle;
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, rssMiB(server.pid));
+  }, 10);
+  try {
+    await curlExport(server.url, served);
+    execFileSync("unzip", ["-tq", served], { stdio: "pipe" });
+    try {
+      statSync(files);
+    } catch {
+      execFileSync("unzip", ["-q", "-d", files, served]);
+    }
+    const samples = { zip: [] as Timing[], api: [] as Timing[] };
+    for (let round = 0; round < ROUNDS; round += 1) {
+      for (const which of round % 2 === 0 ? ["zip", "api"] : ["api", "zip"]) {
+        if (which === "zip") {
+          rmSync(infoZip, { force: true });
+          samples.zip.push(
+            await run("zip", ["-q", "-6", "-r", infoZip, "."], files),
+          );
+        } else {
+          samples.api.push(await timedExports(server, [served]));
+          execFileSync("unzip", ["-tq", served], { stdio: "pipe" });
         }
-        const samples = { zip: [] as number[], curl: [] as number[] };
-        for (let round = 0; round < ROUNDS; round += 1) {
-          const order = round % 2 === 0 ? ["zip", "curl"] : ["curl", "zip"];
-          for (const which of order) {
-            if (which === "zip") {
-              const output = join(work, "info.zip");
-              rmSync(output, { force: true });
-              samples.zip.push(
-                await timed("zip", ["-q", "-6", "-r", output, "."], files),
-              );
-            } else {
-              samples.curl.push(await exportWithCurl(server.url, served));
-            }
-          }
-        }
-        execFileSync("unzip", ["-tq", served], { stdio: "pipe" });
-        const ratio = median(samples.curl) / median(samples.zip);
-        rows.push(
-          `| ${runtime} | ${storeName} | ${MESSAGES} | ${
-            median(samples.zip).toFixed(2)
-          } | ${median(samples.curl).toFixed(2)} | ${ratio.toFixed(2)}x | ${
-            (statSync(served).size / 1024 / 1024).toFixed(1)
-          } / ${
-            (statSync(join(work, "info.zip")).size / 1024 / 1024).toFixed(1)
-          } | ${(peak - idle).toFixed(0)} |`,
-        );
-        console.error(rows.at(-1));
-      } finally {
-        clearInterval(sampler);
-        server.stop();
       }
+    }
+    const rssOne = peak - idle;
+    const outputs = Array.from(
+      { length: AT_ONCE },
+      (_, i) => join(work, `many-${i}.zip`),
+    );
+    const many = await timedExports(server, outputs);
+    const medianOf = (timings: Timing[]) => ({
+      wall: median(timings.map((t) => t.wall)),
+      cpu: median(timings.map((t) => t.cpu)),
+    });
+    return {
+      runtime,
+      store,
+      zip: medianOf(samples.zip),
+      api: medianOf(samples.api),
+      apiBytes: statSync(served).size,
+      zipBytes: statSync(infoZip).size,
+      rssOne,
+      rssMany: peak - idle,
+      many: { wall: many.wall / AT_ONCE, cpu: many.cpu / AT_ONCE },
+    };
+  } finally {
+    clearInterval(sampler);
+    server.stop();
+  }
+}
+
+try {
+  for (const store of stores) {
+    if (store === "postgres") db = await seedPostgres();
+    for (const runtime of runtimes) {
+      rows.push(await measure(runtime, store));
+      console.error(JSON.stringify(rows.at(-1)));
     }
   }
 } finally {
   await db?.drop();
   rmSync(work, { recursive: true, force: true });
 }
+
+const x = (ratio: number) => `**${ratio.toFixed(2)}x**`;
 console.log(
-  `${CALLS} calls × ${MESSAGES} messages, ${ROUNDS} alternating rounds, medians; archives checked with unzip -t\n`,
+  `${CALLS} calls × ${MESSAGES} messages, ${ROUNDS} alternating rounds, medians; ` +
+    `every archive checked with unzip -t. API = curl reading the export ` +
+    `(wall) and the server's CPU seconds meanwhile; zip = \`zip -q -6 -r\`.\n`,
 );
 console.log(
-  "| runtime | store | messages/call | zip -6 s | API export s | API / zip | MiB API / zip | RSS growth MiB |",
+  "| runtime | store | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s per export |",
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- |");
-for (const row of rows) console.log(row);
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+for (const row of rows) {
+  console.log(
+    `| ${row.runtime} | ${row.store} | ${row.zip.wall.toFixed(2)} / ${
+      row.zip.cpu.toFixed(2)
+    } | ${row.api.wall.toFixed(2)} / ${row.api.cpu.toFixed(2)} | ${
+      x(row.api.wall / row.zip.wall)
+    } | ${x(row.api.cpu / row.zip.cpu)} | ${
+      (row.apiBytes / row.zipBytes).toFixed(3)
+    }x | ${row.rssOne.toFixed(0)} / ${row.rssMany.toFixed(0)} | ${
+      row.many.wall.toFixed(2)
+    } / ${row.many.cpu.toFixed(2)} |`,
+  );
+}
+const postgresRows = rows.filter((row) => row.store === "postgres");
+if (postgresRows.length > 0) {
+  console.log(
+    "\nPostgreSQL over memory, same runtime (each against its own zip -6 rounds):\n",
+  );
+  console.log(
+    "| runtime | wall | CPU | RSS growth, 1 | RSS growth, 8 at once |",
+  );
+  console.log("| --- | --- | --- | --- | --- |");
+  for (const row of postgresRows) {
+    const memory = rows.find((other) =>
+      other.store === "memory" && other.runtime === row.runtime
+    );
+    if (memory === undefined) continue;
+    const ratio = (of: (r: Row) => number) => x(of(row) / of(memory));
+    console.log(
+      `| ${row.runtime} | ${ratio((r) => r.api.wall / r.zip.wall)} | ${
+        ratio((r) => r.api.cpu / r.zip.cpu)
+      } | ${ratio((r) => r.rssOne)} | ${ratio((r) => r.rssMany)} |`,
+    );
+  }
+}

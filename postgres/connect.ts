@@ -49,19 +49,6 @@ export interface ConnectPostgresOptions {
   connectTimeout?: number;
   /** Seconds a connection may sit unused before it is closed. Default 30. */
   idleTimeout?: number;
-  /**
-   * Milliseconds one statement may run before the server cancels it, sent as
-   * the `statement_timeout` startup parameter; `0` sends nothing (for poolers
-   * that refuse startup parameters). Default 30000.
-   */
-  statementTimeout?: number;
-  /**
-   * Milliseconds a session may sit idle inside an open transaction (its
-   * client gone mid-seed or mid-migration) before the server ends it and
-   * frees its locks, sent as `idle_in_transaction_session_timeout`; `0` sends
-   * nothing. Default 60000. (Exports hold no connection between batches.)
-   */
-  idleInTransactionTimeout?: number;
   /** Called with each statement as it is sent: for logging or counting. */
   onQuery?: (query: string, parameters: readonly unknown[]) => void;
 }
@@ -69,8 +56,11 @@ export interface ConnectPostgresOptions {
 /**
  * Creates a postgres.js pool for `url` (connections open lazily, on the first
  * query). Settings given in the URL's query string (`?connect_timeout=10`,
- * `?sslmode=require`, `?prepare=false`, `?statement_timeout=5000`, ...) win
- * over these options' defaults.
+ * `?sslmode=require`, `?prepare=false`, ...) win over these options'
+ * defaults; any other query parameter (`?statement_timeout=5000`) is sent as a
+ * startup parameter, which a direct connection takes and PgBouncer refuses.
+ * Only `application_name` is sent by default, so the pool works through
+ * PgBouncer in transaction mode (`?prepare=false`) as it comes.
  *
  * @param url A `postgres://user:password@host:port/database` URL.
  * @param options Pool size, timeouts and a query hook.
@@ -95,13 +85,6 @@ export function connectPostgres(
   const inUrl = new URLSearchParams(url.split("?")[1] ?? "");
   const unlessInUrl = <T>(key: string, value: T) =>
     inUrl.has(key) ? {} : { [key]: value };
-  const startup: Record<string, number> = {};
-  const statementTimeout = options.statementTimeout ?? 30_000;
-  if (statementTimeout > 0) startup.statement_timeout = statementTimeout;
-  const idleInTransaction = options.idleInTransactionTimeout ?? 60_000;
-  if (idleInTransaction > 0) {
-    startup.idle_in_transaction_session_timeout = idleInTransaction;
-  }
   const onQuery = options.onQuery;
   return postgres(url, {
     max: options.max ?? 10,
@@ -115,7 +98,11 @@ export function connectPostgres(
     types: ARRAY_TYPES,
     ...unlessInUrl("connect_timeout", options.connectTimeout ?? 5),
     ...unlessInUrl("idle_timeout", options.idleTimeout ?? 30),
-    connection: { application_name: "callflow-api", ...startup },
+    // No session settings at connect: transaction poolers refuse startup
+    // parameters they do not know (PgBouncer's default keeps only
+    // application_name and a few more); transactions set their timeouts with
+    // SET LOCAL instead (session_settings.ts).
+    connection: { application_name: "callflow-api" },
     // Seconds before reconnecting after a failed attempt. postgres.js's own
     // grows to 20 s, which queries wait out: during an outage, requests would
     // take that long to fail. Capped at half a second, they fail fast.

@@ -5,6 +5,10 @@
  */
 import type { Sql } from "postgres";
 import { loadMigrations, type Migration } from "./migrations.ts";
+import {
+  applySessionSettings,
+  type SessionSettings,
+} from "./session_settings.ts";
 
 /**
  * The advisory lock that serialises migration runs on one database: a process
@@ -12,8 +16,8 @@ import { loadMigrations, type Migration } from "./migrations.ts";
  */
 const MIGRATION_LOCK = 4_826_137_011;
 
-/** Options of {@linkcode migrate}. */
-export interface MigrateOptions {
+/** Options of {@linkcode migrate}: the migrations and the timeouts. */
+export interface MigrateOptions extends SessionSettings {
   /** The migrations to apply; default: the files shipped with this module. */
   migrations?: readonly Migration[];
 }
@@ -22,10 +26,12 @@ export interface MigrateOptions {
  * Brings the database's schema up to date: in one transaction, under an
  * advisory lock, applies every migration not yet recorded in
  * `schema_migrations` and records it. Safe to run on every start and from
- * several processes at once; a failure changes nothing.
+ * several processes at once; a failure changes nothing. The lock and the
+ * timeouts (`SET LOCAL`) belong to the transaction, not the session, so
+ * this holds through a transaction pooler too.
  *
  * @param sql A postgres.js instance.
- * @param options The migrations to apply, for tests.
+ * @param options The migrations to apply (for tests) and the timeouts.
  * @returns The files applied by this run (empty when the schema was current).
  * @throws {Error} when an applied migration's file has changed since.
  *
@@ -46,6 +52,7 @@ export async function migrate(
 ): Promise<string[]> {
   const migrations = options.migrations ?? await loadMigrations();
   return await sql.begin(async (tx) => {
+    await applySessionSettings(tx, options);
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`
       CREATE TABLE IF NOT EXISTS schema_migrations (

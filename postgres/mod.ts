@@ -25,3 +25,8 @@ export {
   type OpenPostgresStoreOptions,
 } from "./open_postgres_store.ts";
 export { PostgresStore, type PostgresStoreOptions } from "./postgres_store.ts";
+export { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
+export {
+  applySessionSettings,
+  type SessionSettings,
+} from "./session_settings.ts";

@@ -3,23 +3,43 @@
  *
  * @module
  */
+import type { Sql } from "postgres";
 import { connectPostgres, type ConnectPostgresOptions } from "./connect.ts";
 import { migrate } from "./migrate.ts";
 import { PostgresStore, type PostgresStoreOptions } from "./postgres_store.ts";
 
-/** Options of {@linkcode openPostgresStore}: the pool's and the store's. */
-export type OpenPostgresStoreOptions =
-  & ConnectPostgresOptions
-  & PostgresStoreOptions;
+/** Options of {@linkcode openPostgresStore}: the pools' and the store's. */
+export interface OpenPostgresStoreOptions
+  extends
+    ConnectPostgresOptions,
+    Omit<PostgresStoreOptions, "replica" | "direct"> {
+  /**
+   * A direct connection to the primary (`DATABASE_DIRECT_URL`), for
+   * migrating and seeding past a transaction pooler; one connection, open
+   * only while they run. Default: `url`.
+   */
+  directUrl?: string | undefined;
+  /**
+   * A read replica (`DATABASE_READ_URL`): authentication, lookups, trigger
+   * tests and exports read from it, from `url` while it cannot be reached.
+   * Its pool has the same size as the primary's.
+   */
+  readUrl?: string | undefined;
+}
 
 /**
- * Connects to `url`, brings the schema up to date and returns the store. When
- * the database cannot be reached or migrated, the pool is ended and the error
- * thrown, so a failed start leaves nothing open.
+ * Connects to `url`, brings the schema up to date (through `directUrl` when
+ * given) and returns the store. When the database cannot be reached (at
+ * `url` or `directUrl`) or migrated, the pools are ended and the error
+ * thrown, so a failed start leaves nothing open. An unreachable replica does not fail the start: reads
+ * go to the primary until it answers.
  *
- * @param url A `postgres://user:password@host:port/database` URL.
- * @param options Pool size, timeouts, export batch size.
- * @returns The store; `close()` ends its pool.
+ * @param url A `postgres://user:password@host:port/database` URL: the primary,
+ *   directly or through a pooler (add `?prepare=false` for a transaction
+ *   pooler).
+ * @param options Pool size, timeouts, export batch size, direct and replica
+ *   URLs.
+ * @returns The store; `close()` ends its pools.
  *
  * @example Starting a server on Postgres
  * ```ts ignore
@@ -28,6 +48,8 @@ export type OpenPostgresStoreOptions =
  *
  * const store = await openPostgresStore(process.env.DATABASE_URL!, {
  *   max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+ *   directUrl: process.env.DATABASE_DIRECT_URL,
+ *   readUrl: process.env.DATABASE_READ_URL,
  * });
  * await store.seed({ projects: [] });
  * await store.close();
@@ -37,12 +59,29 @@ export async function openPostgresStore(
   url: string,
   options: OpenPostgresStoreOptions = {},
 ): Promise<PostgresStore> {
-  const sql = connectPostgres(url, options);
+  const { directUrl, readUrl, ...rest } = options;
+  const sql = connectPostgres(url, rest);
+  const direct = directUrl === undefined
+    ? undefined
+    : connectPostgres(directUrl, { ...rest, max: 1, idleTimeout: 1 });
+  const replica = readUrl === undefined
+    ? undefined
+    : connectPostgres(readUrl, rest);
+  const pools = [sql, direct, replica].filter((pool): pool is Sql =>
+    pool !== undefined
+  );
   try {
-    await migrate(sql);
+    await migrate(direct ?? sql, rest);
+    // Migrated past it: still, a start fails when the primary's own URL
+    // (a pooler, typically) cannot be reached.
+    if (direct !== undefined) await sql`SELECT 1`;
   } catch (error) {
-    await sql.end({ timeout: 1 });
+    await Promise.all(pools.map((pool) => pool.end({ timeout: 1 })));
     throw error;
   }
-  return new PostgresStore(sql, options);
+  return new PostgresStore(sql, {
+    ...rest,
+    ...(replica && { replica }),
+    ...(direct && { direct }),
+  });
 }

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { context } from "@opentelemetry/api";
+import { type Context, context } from "@opentelemetry/api";
 import type { MaybeRow, PendingQuery, RowList, Sql } from "postgres";
 import type {
   Fixtures,
@@ -16,16 +16,36 @@ import type {
   Grant,
   Role,
   Store,
+  StoreDegraded,
   TranscriptChunk,
   Trigger,
 } from "../src/store/store.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
+import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
+import type { SessionSettings } from "./session_settings.ts";
 
-/** Options of {@linkcode PostgresStore}. */
-export interface PostgresStoreOptions {
+/**
+ * Options of {@linkcode PostgresStore}: its own, its read routing's and the
+ * timeouts of its transactions (seeding).
+ */
+export interface PostgresStoreOptions
+  extends ReadRoutingOptions, SessionSettings {
+  /**
+   * A pool on a read replica: authentication, lookups, trigger tests and
+   * exports read from it, falling back to the primary while it cannot be
+   * reached (see `ReadRouting`); deletes always go to the primary.
+   * {@linkcode PostgresStore.close} ends it.
+   */
+  replica?: Sql;
+  /**
+   * The pool that seeding goes through: a direct connection, past any
+   * transaction pooler (`DATABASE_DIRECT_URL`). Default: the primary's.
+   * {@linkcode PostgresStore.close} ends it.
+   */
+  direct?: Sql;
   /**
    * How many messages a bulk export fetches per query: the bound on what an
    * export holds in memory. Default 1000.
@@ -58,27 +78,57 @@ export interface PostgresStoreOptions {
  * // ... and on shutdown:
  * await store.close();
  * ```
+ *
+ * @example Reads from a replica, deletes on the primary
+ * ```ts ignore
+ * import { connectPostgres, PostgresStore } from "./mod.ts";
+ *
+ * const store = new PostgresStore(connectPostgres("postgres://db-1/app"), {
+ *   replica: connectPostgres("postgres://db-2/app"),
+ *   onReplicaChange: (degraded) => console.warn(degraded ?? "replica back"),
+ * });
+ * ```
  */
 export class PostgresStore implements Store {
   readonly #sql: Sql;
+  readonly #direct: Sql | undefined;
+  readonly #reads: ReadRouting;
+  /** Spans and connection counts, per pool (primary, replica). */
+  readonly #telemetry = new Map<Sql, QueryTelemetry>();
+  readonly #options: PostgresStoreOptions;
   readonly #exportBatchSize: number;
   readonly #timeout: number;
-  readonly #telemetry: QueryTelemetry;
 
   /**
    * Creates a store on a pool; the constructor sends no query.
    *
-   * @param sql The pool to use; {@linkcode PostgresStore.close} ends it.
-   * @param options Export batch size and deadline.
+   * @param sql The pool on the primary; {@linkcode PostgresStore.close} ends
+   *   it.
+   * @param options Export batch size, deadline, replica and direct pools.
    */
   constructor(sql: Sql, options: PostgresStoreOptions = {}) {
     this.#sql = sql;
+    this.#direct = options.direct;
+    this.#reads = new ReadRouting(sql, options.replica, options);
+    for (
+      const [name, pool] of [["primary", sql], [
+        "replica",
+        options.replica,
+      ]] as const
+    ) {
+      if (pool === undefined) continue;
+      this.#telemetry.set(
+        pool,
+        new QueryTelemetry({
+          name,
+          database: pool.options.database,
+          max: pool.options.max,
+        }),
+      );
+    }
+    this.#options = options;
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 40_000;
-    this.#telemetry = new QueryTelemetry({
-      database: sql.options.database,
-      max: sql.options.max,
-    });
   }
 
   /**
@@ -96,25 +146,34 @@ export class PostgresStore implements Store {
     input: FixturesInput | Fixtures,
     options: SeedOptions = {},
   ): Promise<void> {
-    return seedFixtures(this.#sql, input, options);
+    return seedFixtures(
+      this.#direct ?? this.#sql,
+      input,
+      options,
+      this.#options,
+    );
   }
 
   /**
-   * Ends the pool: waits up to `timeout` seconds for running queries, then
+   * Ends the pools: waits up to `timeout` seconds for running queries, then
    * closes every connection.
    *
    * @param timeout Seconds to wait for running queries. Default 5.
    */
-  close(timeout = 5): Promise<void> {
-    this.#telemetry.close();
-    return this.#sql.end({ timeout });
+  async close(timeout = 5): Promise<void> {
+    const { replica, direct } = this.#options;
+    for (const telemetry of this.#telemetry.values()) telemetry.close();
+    await Promise.all(
+      [this.#sql, replica, direct].map((sql) => sql?.end({ timeout })),
+    );
   }
 
   /** Looks up a token's grant by the token's SHA-256 hex digest. */
   async findGrant(tokenHash: string): Promise<Grant | undefined> {
-    const [row] = await this.#ask(
+    const [row] = await this.#read(
       { operation: "SELECT", table: "tokens" },
-      this.#sql<{ project_id: string; role: Role }[]>`
+      (sql) =>
+        sql<{ project_id: string; role: Role }[]>`
         SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`,
     );
     return row && { projectId: row.project_id, role: row.role };
@@ -125,14 +184,15 @@ export class PostgresStore implements Store {
     projectId: string,
     callId: string,
   ): Promise<string[] | undefined> {
-    const rows = await this.#ask(
-      { operation: "SELECT", table: "call_messages" },
-      this.#sql<{ body: string | null }[]>`
-      SELECT m.body::text AS body
-      FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
-      WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-      ORDER BY m.position`,
-    );
+    const rows = await this.#read({
+      operation: "SELECT",
+      table: "call_messages",
+    }, (sql) =>
+      sql<{ body: string | null }[]>`
+        SELECT m.body::text AS body
+        FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
+        WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
+        ORDER BY m.position`);
     if (rows.length === 0) return undefined;
     return rows.flatMap((row) => row.body === null ? [] : [row.body]);
   }
@@ -149,37 +209,37 @@ export class PostgresStore implements Store {
     callIds: readonly string[],
   ): AsyncGenerator<TranscriptChunk, void, undefined> {
     const limit = this.#exportBatchSize;
-    // Later batches are read as the client pulls the ZIP, outside the
-    // request's context: their spans nest under the request's all the same.
-    const parent = context.active();
     // A batch looks at a slice of the ids, so that no query sorts the
     // messages of every call asked for; the slice grows to about twice the
     // calls a full batch covered.
     let from = 0;
     let slice = Math.min(limit, 64);
     let afterPosition = -1;
+    // Later batches are read as the client pulls the ZIP, outside the
+    // request's context: their spans nest under the request's all the same.
+    const parent = context.active();
     while (from < callIds.length) {
       const ids = callIds.slice(from, from + slice);
-      const rows = await this.#ask(
-        { operation: "SELECT", table: "call_messages" },
-        this.#sql<
+      const rows = await this.#read({
+        operation: "SELECT",
+        table: "call_messages",
+      }, (sql) =>
+        sql<
           { ordinal: number; position: number; body: string }[]
         >`
-        SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
-        FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
-          AS r(call_id, ordinal)
-        JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
-        CROSS JOIN LATERAL (
-          SELECT position, body FROM call_messages
-          WHERE call_id = c.call_id
-            AND (r.ordinal > 1 OR position > ${afterPosition})
-          ORDER BY position
-          LIMIT ${limit}
-        ) m
-        ORDER BY r.ordinal, m.position
-        LIMIT ${limit}`,
-        parent,
-      );
+          SELECT r.ordinal::int AS ordinal, m.position, m.body::text AS body
+          FROM unnest(${ids as string[]}::uuid[]) WITH ORDINALITY
+            AS r(call_id, ordinal)
+          JOIN calls c ON c.call_id = r.call_id AND c.project_id = ${projectId}
+          CROSS JOIN LATERAL (
+            SELECT position, body FROM call_messages
+            WHERE call_id = c.call_id
+              AND (r.ordinal > 1 OR position > ${afterPosition})
+            ORDER BY position
+            LIMIT ${limit}
+          ) m
+          ORDER BY r.ordinal, m.position
+          LIMIT ${limit}`, parent);
       yield* chunksOf(rows, ids);
       if (rows.length < limit) {
         from += ids.length;
@@ -214,9 +274,10 @@ export class PostgresStore implements Store {
 
   /** A workflow of the project, or `undefined`. */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
-    const [row] = await this.#ask(
+    const [row] = await this.#read(
       { operation: "SELECT", table: "flows" },
-      this.#sql<{ name: string; trigger: Trigger }[]>`
+      (sql) =>
+        sql<{ name: string; trigger: Trigger }[]>`
         SELECT name, trigger FROM flows
         WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
     );
@@ -225,11 +286,12 @@ export class PostgresStore implements Store {
 
   /** The project's most recent calls, newest first, then by call id. */
   async recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
-    const rows = await this.#ask(
+    const rows = await this.#read(
       { operation: "SELECT", table: "calls" },
-      this.#sql<
-        { call_id: string; created_at: Date; message_count: number }[]
-      >`
+      (sql) =>
+        sql<
+          { call_id: string; created_at: Date; message_count: number }[]
+        >`
         SELECT c.call_id, c.created_at,
           (SELECT count(*)::int FROM call_messages m
             WHERE m.call_id = c.call_id) AS message_count
@@ -245,27 +307,46 @@ export class PostgresStore implements Store {
     }));
   }
 
-  /** Sends `SELECT 1`: resolves once Postgres answers. */
-  async ping(): Promise<void> {
-    await this.#ask({ operation: "SELECT" }, this.#sql`SELECT 1`);
+  /**
+   * Sends `SELECT 1` to the primary: resolves once it answers. With a
+   * replica, also probes it (waiting up to a second) and resolves with
+   * `{ degraded }` while reads go to the primary instead.
+   */
+  async ping(): Promise<void | StoreDegraded> {
+    const [, degraded] = await Promise.all([
+      this.#ask({ operation: "SELECT" }, this.#sql`SELECT 1`),
+      this.#reads.check(1000),
+    ]);
+    return degraded === undefined ? undefined : { degraded };
+  }
+
+  /** Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does. */
+  #read<T extends readonly MaybeRow[]>(
+    name: QueryName,
+    query: (sql: Sql) => PendingQuery<T>,
+    parent: Context = context.active(),
+  ): Promise<RowList<T>> {
+    return this.#reads.read((sql) => this.#ask(name, query(sql), parent, sql));
   }
 
   /**
    * Runs a query, failing when Postgres has not answered by the deadline; the
    * rows are checked against the server's count (see `denseRows`). It is
-   * counted and traced as `name` (see `QueryTelemetry`), under `parent`.
+   * counted and traced as `name` (see `QueryTelemetry`) on the pool `sql`
+   * it was built on, under `parent`.
    */
   async #ask<T extends readonly MaybeRow[]>(
     name: QueryName,
     query: PendingQuery<T>,
-    parent = context.active(),
+    parent: Context = context.active(),
+    sql: Sql = this.#sql,
   ): Promise<RowList<T>> {
+    const ask = () => withDeadline(query, this.#timeout);
+    const telemetry = this.#telemetry.get(sql);
     return denseRows(
-      await this.#telemetry.run(
-        name,
-        () => withDeadline(query, this.#timeout),
-        parent,
-      ),
+      await (telemetry === undefined
+        ? ask()
+        : telemetry.run(name, ask, parent)),
     );
   }
 }

@@ -36,8 +36,10 @@ export interface QueryName {
   table?: string;
 }
 
-/** Where the pool is: the database and the pool's size. */
+/** Which pool: its name, the database and the pool's size. */
 export interface PoolFacts {
+  /** `db.client.connection.pool.name`, e.g. `primary` or `replica`. */
+  name: string;
   /** `db.namespace`: the database's name. */
   database: string;
   /** The pool's size (postgres.js `max`). */
@@ -54,7 +56,11 @@ export interface PoolFacts {
  * import assert from "node:assert/strict";
  * import { QueryTelemetry } from "./query_telemetry.ts";
  *
- * const telemetry = new QueryTelemetry({ database: "app", max: 1 });
+ * const telemetry = new QueryTelemetry({
+ *   name: "primary",
+ *   database: "app",
+ *   max: 1,
+ * });
  * const answers: (() => void)[] = [];
  * const query = () =>
  *   telemetry.run(
@@ -76,7 +82,7 @@ export class QueryTelemetry {
   readonly #pending: ObservableUpDownCounter;
   #inFlight = 0;
 
-  /** @param pool The database's name and the pool's size. */
+  /** @param pool The pool's name, the database's and the pool's size. */
   constructor(pool: PoolFacts) {
     this.#pool = pool;
     this.#tracer = trace.getTracer(SCOPE);
@@ -181,7 +187,7 @@ export class QueryTelemetry {
 
   #attributes(state?: "used") {
     return {
-      "db.client.connection.pool.name": this.#pool.database,
+      "db.client.connection.pool.name": this.#pool.name,
       ...(state === undefined ? {} : { "db.client.connection.state": state }),
     };
   }

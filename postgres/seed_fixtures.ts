@@ -16,6 +16,10 @@ import {
   type SeedOptions,
 } from "../src/store/fixtures.ts";
 import { hashToken } from "../src/sha256.ts";
+import {
+  applySessionSettings,
+  type SessionSettings,
+} from "./session_settings.ts";
 
 /** Rows per statement: bounds each statement's size, whatever the document's. */
 const ROWS_PER_STATEMENT = 5_000;
@@ -34,6 +38,7 @@ const ROWS_PER_STATEMENT = 5_000;
  * @param sql A postgres.js pool on a migrated database.
  * @param input A fixtures document, any list left out.
  * @param options `keepOtherTokens: true` revokes nothing.
+ * @param settings The transaction's timeouts (`SET LOCAL`).
  * @throws {FixturesError} naming the first offending path; nothing written.
  *
  * @example
@@ -52,8 +57,10 @@ export async function seedFixtures(
   sql: Sql,
   input: FixturesInput | Fixtures,
   options: SeedOptions = {},
+  settings: SessionSettings = {},
 ): Promise<void> {
   await sql.begin(async (tx) => {
+    await applySessionSettings(tx, settings);
     const check = checkFixtures(input);
     const fixtures = resolveFixtures(
       check,

@@ -170,5 +170,11 @@ async function openStore(settings: ServerSettings): Promise<ServerStore> {
   const { openPostgresStore } = await import("../postgres/mod.ts");
   return await openPostgresStore(settings.databaseUrl, {
     max: settings.poolSize,
+    directUrl: settings.databaseDirectUrl,
+    readUrl: settings.databaseReadUrl,
+    onReplicaChange: (degraded) =>
+      console.warn(
+        degraded ?? "The read replica answers again: reading from it",
+      ),
   });
 }

@@ -1,7 +1,7 @@
 /**
  * `callflow-api migrate` (and `npm run migrate`, `deno task migrate` in this
- * repository): brings the schema of the database at `DATABASE_URL` up to
- * date, as the server does on start, and seeds it when `--fixtures` (or
+ * repository): brings the schema of the database at `DATABASE_URL` (through
+ * `DATABASE_DIRECT_URL` when set) up to date, as the server does on start, and seeds it when `--fixtures` (or
  * `FIXTURES`) says so: for deploying ahead of the servers, and for a Worker,
  * which neither migrates nor seeds.
  *
@@ -26,8 +26,8 @@ import { readServerSettings } from "./_settings.ts";
 export const MIGRATE_USAGE = `Usage: callflow-api migrate [options]
 
 Applies the migrations the installed package ships to the database at
-DATABASE_URL (the server does the same on start), then seeds it when
---fixtures says so. Safe to run again and from several places at once.
+DATABASE_URL, through DATABASE_DIRECT_URL when set (the server does the same
+on start), then seeds it when --fixtures says so. Safe to run again and from several places at once.
 
 Options:
   --fixtures <file>  Fixtures file to seed from after migrating, or demo for
@@ -35,7 +35,8 @@ Options:
   -V, --version      Print the package's version
   -h, --help         Show this help
 
-Environment: DATABASE_URL (required).`;
+Environment: DATABASE_URL (required), DATABASE_DIRECT_URL (a direct
+connection to the same database, past a pooler).`;
 
 /**
  * `callflow-api migrate`: run it with `runCommand(args, migrateCommand)`;
@@ -49,7 +50,7 @@ export const migrateCommand: Command = {
   async run(values) {
     try {
       const settings = readServerSettings(process.env);
-      const url = settings.databaseUrl;
+      const url = settings.databaseDirectUrl ?? settings.databaseUrl;
       if (url === undefined) {
         throw new Error("Cannot migrate: DATABASE_URL is not set");
       }

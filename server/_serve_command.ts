@@ -30,7 +30,8 @@ Options (each overrides its environment variable):
   -V, --version      Print the package's version
   -h, --help         Show this help
 
-Environment: DATABASE_URL, DATABASE_POOL_SIZE (default 10),
+Environment: DATABASE_URL, DATABASE_DIRECT_URL (migrations and seeding),
+DATABASE_READ_URL (a read replica), DATABASE_POOL_SIZE (default 10),
 MAX_CONCURRENT_EXPORTS (default 16),
 LOG_LEVEL (debug, info, warn, error, off; default info),
 LOG_FORMAT (json, pretty; default pretty on a terminal, json otherwise).`;

@@ -1,8 +1,9 @@
 /**
  * The server's settings, read from the environment (`PORT`, `HOST`,
- * `FIXTURES`, `DATABASE_URL`, `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`,
- * `LOG_LEVEL`,
- * `LOG_FORMAT`, and OpenTelemetry's standard `OTEL_*` variables): one reading shared by `npm start`, the `./server` entry and
+ * `FIXTURES`, `DATABASE_URL`, `DATABASE_DIRECT_URL`, `DATABASE_READ_URL`,
+ * `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`, `LOG_LEVEL`, `LOG_FORMAT`,
+ * and OpenTelemetry's standard `OTEL_*` variables): one reading shared by
+ * `npm start`, the `./server` entry and
  * `callflow-api serve`, so they all take the same settings and refuse the
  * same mistakes.
  *
@@ -28,6 +29,13 @@ export interface ServerSettings {
   fixturesPath: string | undefined;
   /** Serve from Postgres at this URL instead of memory. */
   databaseUrl: string | undefined;
+  /**
+   * Migrate and seed through this URL (a direct connection, past a
+   * transaction pooler at `databaseUrl`); default `databaseUrl`.
+   */
+  databaseDirectUrl: string | undefined;
+  /** Read from this replica of `databaseUrl` while it answers. */
+  databaseReadUrl: string | undefined;
   /** Postgres connections in the pool. Default 10. */
   poolSize: number;
   /** Bulk exports streaming at once; past it, 503. Default 16. */
@@ -80,7 +88,8 @@ export class SettingsError extends Error {
  * @param env The environment, e.g. `process.env`.
  * @param terminal Whether stdout is a terminal (picks the default format).
  * @returns The settings.
- * @throws {SettingsError} naming the setting, for a malformed value.
+ * @throws {SettingsError} naming the setting, for a malformed value, or
+ *   for `DATABASE_DIRECT_URL` or `DATABASE_READ_URL` without `DATABASE_URL`.
  *
  * @example
  * ```ts
@@ -91,6 +100,10 @@ export class SettingsError extends Error {
  * assert.equal(settings.port, 8080);
  * assert.equal(settings.logFormat, "json");
  * assert.throws(() => readServerSettings({ PORT: " 80" }), /PORT must be/);
+ * assert.throws(
+ *   () => readServerSettings({ DATABASE_READ_URL: "postgres://replica/app" }),
+ *   /DATABASE_READ_URL needs DATABASE_URL/,
+ * );
  * ```
  */
 export function readServerSettings(
@@ -99,11 +112,19 @@ export function readServerSettings(
 ): ServerSettings {
   const nonEmpty = (value: string | undefined) =>
     value === undefined || value === "" ? undefined : value;
+  const databaseUrl = nonEmpty(env.DATABASE_URL);
+  for (const name of ["DATABASE_DIRECT_URL", "DATABASE_READ_URL"]) {
+    if (databaseUrl === undefined && nonEmpty(env[name]) !== undefined) {
+      throw new SettingsError(`${name} needs DATABASE_URL to be set too`);
+    }
+  }
   return {
     port: parsePort(env.PORT, "PORT") ?? 8787,
     hostname: nonEmpty(env.HOST) ?? "127.0.0.1",
     fixturesPath: nonEmpty(env.FIXTURES),
-    databaseUrl: nonEmpty(env.DATABASE_URL),
+    databaseUrl,
+    databaseDirectUrl: nonEmpty(env.DATABASE_DIRECT_URL),
+    databaseReadUrl: nonEmpty(env.DATABASE_READ_URL),
     poolSize: parseCount(env.DATABASE_POOL_SIZE, "DATABASE_POOL_SIZE", 10),
     maxConcurrentExports: parseCount(
       env.MAX_CONCURRENT_EXPORTS,

@@ -4,7 +4,8 @@
  * Settings from the environment: `PORT` (default 8787), `HOST` (default
  * 127.0.0.1), `FIXTURES` (a fixtures file, or `demo`; default: the built-in
  * demo set in memory, nothing on Postgres), `DATABASE_URL` (serve from
- * Postgres instead of memory),
+ * Postgres instead of memory), `DATABASE_DIRECT_URL` (migrate and seed past
+ * a pooler), `DATABASE_READ_URL` (a read replica),
  * `DATABASE_POOL_SIZE` (default 10), `MAX_CONCURRENT_EXPORTS` (default 16),
  * `LOG_LEVEL` and `LOG_FORMAT` (the access
  * log), and OpenTelemetry's `OTEL_*` variables (off when unset). Stops

@@ -8,6 +8,7 @@
 import { HttpError } from "./http_error.ts";
 import type { OperationContext } from "./operations/context.ts";
 import { json } from "./responses.ts";
+import type { StoreDegraded } from "./store/store.ts";
 
 /**
  * `GET /healthz`: 200 `{"status": "ok"}` whenever the process can answer;
@@ -32,7 +33,9 @@ export function healthz(
 /**
  * `GET /readyz`: 200 `{"status": "ok"}` once the store's `ping()` resolves
  * within `readinessTimeout` (default 2000 ms), 503 `SERVICE_UNAVAILABLE`
- * (ErrorResponseSchema) when it fails or takes longer.
+ * (ErrorResponseSchema) when it fails or takes longer. A store that serves
+ * degraded (its `ping()` resolves with `{ degraded }`) is still ready: 200
+ * `{"status": "degraded", "detail": "…"}`.
  *
  * @example
  * ```ts
@@ -57,10 +60,10 @@ export async function readyz(
   const deadline = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), readinessTimeout);
   });
-  let outcome: "ok" | "late" | "failed";
+  let outcome: "ok" | "late" | "failed" | StoreDegraded;
   try {
     outcome = await Promise.race([
-      store.ping().then(() => "ok" as const),
+      store.ping().then((answer) => answer ?? "ok" as const),
       deadline,
     ]);
   } catch {
@@ -69,6 +72,10 @@ export async function readyz(
     clearTimeout(timer);
   }
   if (outcome === "ok") return json({ status: "ok" }, 200, headers);
+  if (typeof outcome === "object") {
+    const body = { status: "degraded", detail: outcome.degraded };
+    return json(body, 200, headers);
+  }
   throw new HttpError(
     503,
     "SERVICE_UNAVAILABLE",

@@ -101,14 +101,14 @@ export const openApiDocument: OpenApiDocument = {
         operationId: "readyz",
         summary: "Readiness probe",
         description:
-          "The store answers a trivial query within a short deadline (2 s by default). Needs no token. Not in the access log at the default level.",
+          "The store answers a trivial query within a short deadline (2 s by default). Needs no token. Not in the access log at the default level. A store that serves degraded (a read replica down, reads going to the primary) is still ready: `status` is `degraded` and `detail` says why.",
         security: [],
         responses: {
           "200": {
             description: "Ready to serve",
             content: {
               "application/json": {
-                schema: { $ref: "#/components/schemas/HealthResponse" },
+                schema: { $ref: "#/components/schemas/ReadinessResponse" },
               },
             },
           },
@@ -270,6 +270,15 @@ export const openApiDocument: OpenApiDocument = {
         title: "HealthResponse",
         required: ["status"],
         properties: { status: { type: "string", const: "ok" } },
+      },
+      ReadinessResponse: {
+        type: "object",
+        title: "ReadinessResponse",
+        required: ["status"],
+        properties: {
+          status: { type: "string", enum: ["ok", "degraded"] },
+          detail: { type: "string" },
+        },
       },
       ErrorResponseSchema: {
         type: "object",

@@ -31,6 +31,8 @@ function cli(args: string[], env: Record<string, string> = {}) {
   return runBin(args, {
     ...process.env,
     DATABASE_URL: undefined,
+    DATABASE_DIRECT_URL: undefined,
+    DATABASE_READ_URL: undefined,
     FIXTURES: undefined,
     ...env,
   });
@@ -102,6 +104,21 @@ describe(`the callflow-api bin under ${runtimeName()}`, () => {
     const run = await cli(["migrate"]);
     assert.equal(run.code, 1);
     assert.match(run.stderr, /Cannot migrate: DATABASE_URL is not set/);
+  });
+
+  it("migrates through DATABASE_DIRECT_URL when it is set", async () => {
+    const db = await createTestDatabase();
+    try {
+      const run = await cli(["migrate"], {
+        // Closed: only the direct URL can be the one migrated through.
+        DATABASE_URL: "postgres://postgres@127.0.0.1:1/none",
+        DATABASE_DIRECT_URL: db.url,
+      });
+      assert.equal(run.code, 0, run.stderr);
+      assert.equal(run.stdout.trim(), "Applied 0001_initial.sql");
+    } finally {
+      await db.drop();
+    }
   });
 
   it("migrates a fresh database, seeding only when told", async () => {

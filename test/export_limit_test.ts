@@ -138,8 +138,8 @@ describe("Concurrent exports", () => {
       timeout: 30_000,
     },
     async () => {
-      // zip.js alone would write only as many entries at once as there are
-      // cores, in the whole process.
+      // A writer with a process-wide pool of compressors (zip.js's, sized by
+      // the cores) would let stalled downloads hold every slot of it.
       const stalled = Math.min(navigator.hardwareConcurrency + 1, 15);
       const handler = handlerWith();
       const readers = [];

@@ -269,7 +269,7 @@ describe("the mock in process, through MSW", () => {
     replace: (fixtures) => api.replaceFixtures(fixtures),
   }));
 
-  it("lets zip.js request nothing: every request MSW saw was the API's", () => {
+  it("lets the ZIP writer request nothing: every request MSW saw was the API's", () => {
     assert.ok(seen.length > 0);
     const foreign = seen.filter((url) => !url.startsWith(api.baseUrl));
     assert.deepEqual(foreign, []);

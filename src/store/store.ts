@@ -72,6 +72,15 @@ export interface TranscriptChunk {
 }
 
 /**
+ * What {@linkcode Store.ping} resolves with when the store serves, degraded:
+ * `GET /readyz` then answers 200 `{"status": "degraded", "detail": degraded}`.
+ */
+export interface StoreDegraded {
+  /** What is degraded, e.g. `The read replica cannot be reached (…)`. */
+  degraded: string;
+}
+
+/**
  * Storage for the API. Implemented by `MemoryStore` and `PostgresStore`.
  *
  * @example Reading a transcript
@@ -127,7 +136,9 @@ export interface Store {
 
   /**
    * Resolves once the store answers a trivial query (for `GET /readyz`);
-   * rejects when it cannot be reached.
+   * rejects when it cannot be reached. A store that serves, but not as
+   * configured (e.g. reading from the primary while its read replica is
+   * down), resolves with a note saying so.
    */
-  ping(): Promise<void>;
+  ping(): Promise<void | StoreDegraded>;
 }

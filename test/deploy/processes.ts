@@ -25,6 +25,8 @@ export const DENO_SERVE: readonly string[] = [
  */
 export const UNSET_SERVER_SETTINGS: Readonly<Record<string, undefined>> = {
   DATABASE_URL: undefined,
+  DATABASE_DIRECT_URL: undefined,
+  DATABASE_READ_URL: undefined,
   FIXTURES: undefined,
   PORT: undefined,
   HOST: undefined,

@@ -39,8 +39,8 @@ let code: string;
 
 function startWorker(bindings: Record<string, unknown>): Miniflare {
   return new Miniflare({
-    // The module given whole: Miniflare would otherwise walk its imports
-    // and refuse zip.js's dynamic `import(codecURI)`.
+    // The module given whole, as bundled: Miniflare would otherwise walk
+    // its imports itself.
     modules: [{ type: "ESModule", path: "worker.js", contents: code }],
     compatibilityDate: "2026-07-01",
     compatibilityFlags: ["nodejs_compat"],

@@ -1,0 +1,373 @@
+/**
+ * A ZIP archive written as it is read: entries are added one after another,
+ * deflated by the runtime's own `CompressionStream` (zlib or its kin, in
+ * native code), several at once where the runtime compresses off the main
+ * thread, and written in the order they were added.
+ *
+ * @module
+ */
+import {
+  centralDirectory,
+  type CentralEntry,
+  dataDescriptor,
+  type EntryTime,
+  entryTime,
+  localHeader,
+} from "./_records.ts";
+import { gzipMemberBody, type GzipTrailer } from "./_gzip_member.ts";
+import { type GzipCompressor, gzipCompressor, type GzipPair } from "./_gzip.ts";
+
+export type { GzipCompressor };
+
+/** Options of {@linkcode ZipStream}. */
+export interface ZipStreamOptions {
+  /** The modification time written on every entry. */
+  lastModified: Date;
+  /**
+   * Makes the compressor of each entry. Default: the runtime's
+   * `CompressionStream("gzip")` (its deflate at zlib's default level, 6, and
+   * the CRC-32 in its trailer), or fflate's where there is none.
+   */
+  gzip?: GzipCompressor;
+}
+
+/**
+ * Entries deflated at most at once: the one being sent and those after it,
+ * whose deflated data waits in memory until its turn.
+ */
+const MAX_ENTRIES_IN_FLIGHT = 4;
+
+/**
+ * Bytes of uncompressed data that may be added to the entries after the one
+ * being sent: how far the writer reads ahead of the reader, so that the next
+ * entries compress while the current one is sent.
+ */
+const READ_AHEAD_BYTES = 64 * 1024;
+
+/** Deflated bytes an entry may hold before its compressor waits. */
+const ENTRY_OUTPUT_BYTES = 256 * 1024;
+
+/** The size of the buffers text is encoded into. */
+const BUFFER_BYTES = 64 * 1024;
+/** How many buffers an archive may have: 512 KiB of text not yet deflated. */
+const MAX_BUFFERS = 8;
+
+const encoder = new TextEncoder();
+const ONE_ASCII: TextEncoderEncodeIntoResult = { read: 1, written: 1 };
+
+/** One entry being compressed or sent. */
+class Entry {
+  readonly name: Uint8Array;
+  readonly writer: WritableStreamDefaultWriter<Uint8Array<ArrayBuffer>>;
+  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
+  readonly trailer: Promise<GzipTrailer>;
+  /** Uncompressed bytes written so far. */
+  size = 0;
+  /** The buffer being filled, and how much of it is. */
+  buffer: Uint8Array<ArrayBuffer> | undefined;
+  filled = 0;
+  /** Where its local header starts, once it is being sent. */
+  offset: number | undefined;
+
+  constructor(
+    name: string,
+    compressor: GzipPair,
+  ) {
+    this.name = encoder.encode(name);
+    const body = gzipMemberBody({
+      highWaterMark: ENTRY_OUTPUT_BYTES,
+      size: (chunk) => chunk.byteLength,
+    });
+    this.writer = compressor.writable.getWriter();
+    this.reader = compressor.readable.pipeThrough(body.transform).getReader();
+    this.trailer = body.trailer;
+  }
+
+  /** Frees the compressor; its errors no longer matter. */
+  discard(reason: unknown): void {
+    this.writer.abort(reason).catch(() => {});
+    this.reader.cancel(reason).catch(() => {});
+  }
+}
+
+/** The writer of one entry's data, given by {@linkcode ZipStream.add}. */
+export interface ZipEntryWriter {
+  /**
+   * Appends text to the entry, UTF-8 encoded. Returns a promise to await
+   * before writing more when the archive's reader is behind, else nothing.
+   */
+  write(text: string): Promise<void> | undefined;
+  /** Ends the entry's data. */
+  close(): void;
+}
+
+/**
+ * A streamed ZIP archive: {@linkcode ZipStream.add} an entry, write its data,
+ * close it, add the next; {@linkcode ZipStream.close} after the last. The
+ * archive's bytes come out of {@linkcode ZipStream.readable} in that order.
+ *
+ * Memory is bounded whatever the entries' size: writes wait while the reader
+ * of the archive is behind (backpressure), with at most 4 entries, 64 KiB of
+ * text added after the entry being sent, 512 KiB of text not yet deflated
+ * and 256 KiB of deflated data per entry in flight. Entries carry Zip64
+ * sizes, so any may pass 4 GiB.
+ *
+ * {@linkcode ZipStream.abort} errors the archive (a reader never takes a
+ * truncated archive for a whole one); when the reader cancels, pending and
+ * later calls reject and {@linkcode ZipStream.cancelled} turns true.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { ZipStream } from "./zip_stream.ts";
+ *
+ * const zip = new ZipStream({ lastModified: new Date() });
+ * const reading = new Response(zip.readable).arrayBuffer();
+ * const entry = await zip.add("hello.txt");
+ * await entry.write("hello");
+ * entry.close();
+ * zip.close();
+ * const bytes = new Uint8Array(await reading);
+ * assert.deepEqual([...bytes.subarray(0, 4)], [0x50, 0x4b, 0x03, 0x04]);
+ * ```
+ */
+export class ZipStream {
+  /** The archive's bytes. */
+  readonly readable: ReadableStream<Uint8Array>;
+  readonly #time: EntryTime;
+  readonly #gzip: GzipCompressor;
+  /** Entries added and not yet sent whole; the first is being sent. */
+  readonly #entries: Entry[] = [];
+  readonly #written: CentralEntry[] = [];
+  /** Bytes of the archive sent so far. */
+  #offset = 0;
+  /** Buffers being filled or not yet taken in by a compressor. */
+  #buffers = 0;
+  /** Uncompressed bytes of the entries after the one being sent. */
+  #readAhead = 0;
+  #closed = false;
+  #cancelled = false;
+  #failure: { reason: unknown } | undefined;
+  #wake: () => void = () => {};
+  readonly #errorReadable: (reason: unknown) => void;
+  #changed: Promise<void> | undefined;
+
+  /** @param options Entry time and compressor. */
+  constructor(options: ZipStreamOptions) {
+    this.#time = entryTime(options.lastModified);
+    this.#gzip = options.gzip ?? gzipCompressor;
+    let controller!: ReadableStreamDefaultController<Uint8Array>;
+    this.readable = new ReadableStream<Uint8Array>({
+      start: (c) => void (controller = c),
+      pull: () => this.#pull(controller),
+      cancel: (reason) => {
+        this.#cancelled = true;
+        this.#fail(reason);
+      },
+    }, { highWaterMark: 0 });
+    this.#errorReadable = (reason) => controller.error(reason);
+  }
+
+  /** Whether the archive's reader cancelled it. */
+  get cancelled(): boolean {
+    return this.#cancelled;
+  }
+
+  /**
+   * Starts the next entry, once fewer than 4 entries are in flight. Close
+   * the previous entry first.
+   *
+   * @param name The entry's path in the archive.
+   * @returns The writer of the entry's data.
+   */
+  async add(name: string): Promise<ZipEntryWriter> {
+    while (this.#entries.length >= MAX_ENTRIES_IN_FLIGHT) await this.#change();
+    this.#check();
+    const entry = new Entry(name, await this.#gzip());
+    this.#check();
+    this.#entries.push(entry);
+    this.#notify();
+    return {
+      write: (text) => this.#write(entry, text),
+      close: () => {
+        this.#check();
+        this.#flush(entry);
+        entry.writer.close().catch((error) => this.#fail(error));
+      },
+    };
+  }
+
+  /** Ends the archive after the entries added so far. */
+  close(): void {
+    this.#closed = true;
+    this.#notify();
+  }
+
+  /** Errors the archive with `reason` and frees its compressors. */
+  abort(reason: unknown): void {
+    this.#fail(reason);
+  }
+
+  #write(entry: Entry, text: string): Promise<void> | undefined {
+    this.#check();
+    for (;;) {
+      entry.buffer ??= this.#takeBuffer();
+      if (entry.buffer === undefined) {
+        return this.#change().then(() => this.#write(entry, text));
+      }
+      const { read = 0, written = 0 } = this.#encode(
+        entry.buffer,
+        entry.filled,
+        text,
+      );
+      entry.filled += written;
+      entry.size += written;
+      if (entry !== this.#entries[0]) this.#readAhead += written;
+      if (read === text.length) break;
+      text = text.slice(read);
+      this.#flush(entry);
+    }
+    if (entry !== this.#entries[0] && this.#readAhead > READ_AHEAD_BYTES) {
+      // Let its compressor work on what it has while the entry waits.
+      this.#flush(entry);
+      return this.#readAheadTaken(entry);
+    }
+    return undefined;
+  }
+
+  async #readAheadTaken(entry: Entry): Promise<void> {
+    while (entry !== this.#entries[0] && this.#readAhead > READ_AHEAD_BYTES) {
+      await this.#change();
+    }
+  }
+
+  /**
+   * Encodes as much of `text` as fits into `buffer` from `at`. A single ASCII
+   * character (a JSON separator) is stored without a view or a result object:
+   * the export writes one per message.
+   */
+  #encode(
+    buffer: Uint8Array<ArrayBuffer>,
+    at: number,
+    text: string,
+  ): TextEncoderEncodeIntoResult {
+    const code = text.length === 1 ? text.charCodeAt(0) : 0x80;
+    if (code < 0x80 && at < buffer.length) {
+      buffer[at] = code;
+      return ONE_ASCII;
+    }
+    return encoder.encodeInto(text, buffer.subarray(at));
+  }
+
+  /** A new buffer, or `undefined` while there are as many as allowed. */
+  #takeBuffer(): Uint8Array<ArrayBuffer> | undefined {
+    if (this.#buffers === MAX_BUFFERS) return undefined;
+    this.#buffers += 1;
+    return new Uint8Array(BUFFER_BYTES);
+  }
+
+  /**
+   * Hands the entry's buffer to its compressor. Never reused: Node's
+   * `CompressionStream` resolves a write of less than 16 KiB before zlib has
+   * read it.
+   */
+  #flush(entry: Entry): void {
+    const { buffer, filled } = entry;
+    if (buffer === undefined) return;
+    entry.buffer = undefined;
+    entry.filled = 0;
+    const release = () => {
+      this.#buffers -= 1;
+      this.#notify();
+    };
+    if (filled === 0) release();
+    else {
+      entry.writer.write(buffer.subarray(0, filled)).then(
+        release,
+        (error) => this.#fail(error),
+      );
+    }
+  }
+
+  /** Sends the next piece of the archive. */
+  async #pull(
+    controller: ReadableStreamDefaultController<Uint8Array>,
+  ): Promise<void> {
+    for (;;) {
+      this.#check();
+      const head = this.#entries[0];
+      if (head === undefined) {
+        if (!this.#closed) {
+          await this.#change();
+          continue;
+        }
+        controller.enqueue(
+          centralDirectory(this.#written, this.#offset, this.#time),
+        );
+        controller.close();
+        return;
+      }
+      if (head.offset === undefined) {
+        head.offset = this.#offset;
+        this.#send(controller, localHeader(head.name, this.#time));
+        return;
+      }
+      const { done, value } = await head.reader.read();
+      this.#check();
+      if (!done) {
+        this.#send(controller, value);
+        return;
+      }
+      const { crc32, compressedSize } = await head.trailer;
+      this.#check();
+      this.#send(
+        controller,
+        dataDescriptor({ crc32, compressedSize, size: head.size }),
+      );
+      this.#written.push({
+        name: head.name,
+        crc32,
+        compressedSize,
+        size: head.size,
+        offset: head.offset,
+      });
+      this.#entries.shift();
+      this.#readAhead -= this.#entries[0]?.size ?? 0;
+      this.#notify();
+      return;
+    }
+  }
+
+  #send(
+    controller: ReadableStreamDefaultController<Uint8Array>,
+    bytes: Uint8Array,
+  ): void {
+    this.#offset += bytes.length;
+    controller.enqueue(bytes);
+  }
+
+  /** Throws the failure, if any: everything stops at the first one. */
+  #check(): void {
+    if (this.#failure !== undefined) throw this.#failure.reason;
+  }
+
+  #fail(reason: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#failure = { reason };
+    if (!this.#cancelled) this.#errorReadable(reason);
+    for (const entry of this.#entries) entry.discard(reason);
+    this.#notify();
+  }
+
+  /** Resolves at the next change of state (a write taken in, an entry sent). */
+  #change(): Promise<void> {
+    this.#check();
+    this.#changed ??= new Promise((resolve) => this.#wake = resolve);
+    return this.#changed;
+  }
+
+  #notify(): void {
+    this.#changed = undefined;
+    this.#wake();
+  }
+}
