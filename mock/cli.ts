@@ -35,6 +35,7 @@ import {
   usageErrorText,
 } from "../server/_command_line.ts";
 import { parsePort } from "../server/_settings.ts";
+import { startFixtures } from "../server/_app.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
 import { isDroppedConnection } from "./drop_connection.ts";
 import { isLoopbackHost } from "./guard.ts";
@@ -65,7 +66,8 @@ Options:
   --port <n>             Port to listen on (default 4010; 0 picks a free one)
   --host <name>          Interface to listen on (default 127.0.0.1). Another
                          than a loopback address also lifts the Host check
-  --fixtures <file>      Fixtures file to seed from (default: the demo data)
+  --fixtures <file>      Fixtures file to seed from (default, or demo: the
+                         demo data)
   --journal-limit <n>    Requests the journal keeps (default ${DEFAULT_JOURNAL_LIMIT})
   --fixtures-limit <n>   Largest PUT /__mock/fixtures body in bytes
                          (default ${DEFAULT_FIXTURES_LIMIT})
@@ -130,10 +132,11 @@ function mockSettings(values: Record<string, unknown>): Settings {
   };
 }
 
+/** The file `--fixtures` names, or the demo data (also for `demo`). */
 function loadFixtures(path: string | undefined): Promise<Fixtures> {
-  return path === undefined
-    ? Promise.resolve(demoFixtures)
-    : readFixturesFile(path);
+  return startFixtures(path, "memory").source === "file"
+    ? readFixturesFile(path!)
+    : Promise.resolve(demoFixtures);
 }
 
 function isAddressInUse(error: unknown): boolean {
@@ -205,9 +208,7 @@ async function serveMock(settings: Settings): Promise<number> {
     return 1;
   }
 
-  const source = fixturesPath === undefined
-    ? "demo fixtures"
-    : `fixtures ${fixturesPath}`;
+  const source = startFixtures(fixturesPath, "memory").description;
   const tokens = mock.fixtures.tokens.length > 0
     ? describeTokens(mock.fixtures)
     : "  (none: add some to the fixtures' tokens list)";

@@ -83,5 +83,6 @@ export async function openPostgresStore(
     ...rest,
     ...(replica && { replica }),
     ...(direct && { direct }),
+    reopen: () => connectPostgres(url, rest),
   });
 }

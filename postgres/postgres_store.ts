@@ -24,6 +24,8 @@ import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
+import { RenewablePool } from "./renewable_pool.ts";
+import { isNeverSent, retryLostConnection } from "./retry.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 import type { SessionSettings } from "./session_settings.ts";
 
@@ -59,6 +61,19 @@ export interface PostgresStoreOptions
    * Default 40000.
    */
   timeout?: number;
+  /**
+   * Milliseconds after a lost connection (a terminated backend, a restart, a
+   * failover) within which a read, or an export's batch, is sent again on a
+   * fresh connection; `0` retries nothing. Default 10000.
+   */
+  retryWithin?: number;
+  /**
+   * Opens a pool like the primary's. With it, a primary pool whose
+   * connections stop connecting (a postgres.js 3.4 fault, see
+   * `RenewablePool`) is replaced by a fresh one when a query times out
+   * connecting. {@linkcode openPostgresStore} passes it.
+   */
+  reopen?: () => Sql;
 }
 
 /**
@@ -90,6 +105,7 @@ export interface PostgresStoreOptions
  * ```
  */
 export class PostgresStore implements Store {
+  readonly #pool: RenewablePool;
   readonly #sql: Sql;
   readonly #direct: Sql | undefined;
   readonly #reads: ReadRouting;
@@ -98,6 +114,7 @@ export class PostgresStore implements Store {
   readonly #options: PostgresStoreOptions;
   readonly #exportBatchSize: number;
   readonly #timeout: number;
+  readonly #retryWithin: number;
 
   /**
    * Creates a store on a pool; the constructor sends no query.
@@ -107,15 +124,12 @@ export class PostgresStore implements Store {
    * @param options Export batch size, deadline, replica and direct pools.
    */
   constructor(sql: Sql, options: PostgresStoreOptions = {}) {
-    this.#sql = sql;
+    this.#pool = new RenewablePool(sql, options.reopen);
+    this.#sql = this.#pool.sql;
     this.#direct = options.direct;
-    this.#reads = new ReadRouting(sql, options.replica, options);
-    for (
-      const [name, pool] of [["primary", sql], [
-        "replica",
-        options.replica,
-      ]] as const
-    ) {
+    this.#reads = new ReadRouting(this.#sql, options.replica, options);
+    const pools = [["primary", this.#sql], ["replica", options.replica]];
+    for (const [name, pool] of pools as [string, Sql | undefined][]) {
       if (pool === undefined) continue;
       this.#telemetry.set(
         pool,
@@ -129,6 +143,7 @@ export class PostgresStore implements Store {
     this.#options = options;
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 40_000;
+    this.#retryWithin = options.retryWithin ?? 10_000;
   }
 
   /**
@@ -163,9 +178,10 @@ export class PostgresStore implements Store {
   async close(timeout = 5): Promise<void> {
     const { replica, direct } = this.#options;
     for (const telemetry of this.#telemetry.values()) telemetry.close();
-    await Promise.all(
-      [this.#sql, replica, direct].map((sql) => sql?.end({ timeout })),
-    );
+    await Promise.all([
+      this.#pool.end(timeout),
+      ...[replica, direct].map((sql) => sql?.end({ timeout })),
+    ]);
   }
 
   /** Looks up a token's grant by the token's SHA-256 hex digest. */
@@ -200,9 +216,11 @@ export class PostgresStore implements Store {
   /**
    * Keyset batches in call order, one short query each: a connection is held
    * only while a batch is read, never while the reader takes its time. Each
-   * batch resumes after the last (call, position) read, so a batch that fails
-   * fails the stream; nothing is skipped or repeated. The first batch (or
-   * the end of an empty result) is the first thing the iterator yields.
+   * batch resumes after the last (call, position) read, so a batch whose
+   * connection is lost is read again on a fresh one (within `retryWithin`),
+   * and one that still fails fails the stream; nothing is skipped or
+   * repeated. The first batch (or the end of an empty result) is the first
+   * thing the iterator yields.
    */
   async *transcripts(
     projectId: string,
@@ -263,11 +281,18 @@ export class PostgresStore implements Store {
     // go with the integration by ON DELETE CASCADE, all or nothing. A
     // concurrent delete of the same row waits for this one's row lock, then
     // finds nothing: exactly one of them gets true.
-    const deleted = await this.#ask(
-      { operation: "DELETE", table: "integrations" },
-      this.#sql`
-        DELETE FROM integrations
-        WHERE project_id = ${projectId} AND integration_id = ${integrationId}`,
+    // Sent again only if its connection never opened: a delete cut off
+    // midway may have committed, and a second one would answer 404.
+    const deleted = await this.#retry(
+      () =>
+        this.#ask(
+          { operation: "DELETE", table: "integrations" },
+          this.#sql`
+            DELETE FROM integrations
+            WHERE project_id = ${projectId}
+              AND integration_id = ${integrationId}`,
+        ),
+      isNeverSent,
     );
     return deleted.count === 1;
   }
@@ -320,13 +345,35 @@ export class PostgresStore implements Store {
     return degraded === undefined ? undefined : { degraded };
   }
 
-  /** Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does. */
+  /**
+   * Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does, sent
+   * again on a fresh connection while its connections are lost within
+   * `retryWithin` (see `retryLostConnection`). An export's batch is a read
+   * too: retried, it resumes after the last message sent.
+   */
   #read<T extends readonly MaybeRow[]>(
     name: QueryName,
     query: (sql: Sql) => PendingQuery<T>,
     parent: Context = context.active(),
   ): Promise<RowList<T>> {
-    return this.#reads.read((sql) => this.#ask(name, query(sql), parent, sql));
+    return this.#retry(() =>
+      this.#reads.read((sql) => this.#ask(name, query(sql), parent, sql))
+    );
+  }
+
+  #retry<T>(
+    attempt: () => Promise<T>,
+    retryOn?: (error: unknown) => boolean,
+  ): Promise<T> {
+    if (this.#retryWithin <= 0) return attempt();
+    return retryLostConnection(attempt, {
+      within: this.#retryWithin,
+      ...(retryOn && { retryOn }),
+      onRetry: (error) => {
+        const code = (error as { code?: unknown }).code;
+        if (code === "CONNECT_TIMEOUT") this.#pool.renew();
+      },
+    });
   }
 
   /**

@@ -11,6 +11,7 @@ import { createAccessLog } from "../src/access_log.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import type { Fixtures } from "../src/store/fixtures.ts";
 import { readFixturesFile } from "./_fixtures_file.ts";
+import { batchedLines } from "./_log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { ServerSettings } from "./_settings.ts";
@@ -35,7 +36,7 @@ export interface ServerApp {
   telemetry: boolean;
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
-  /** Closes the store (ends the Postgres pool), then flushes telemetry. */
+  /** Writes the access log's last lines, closes the store, flushes telemetry. */
   close(): Promise<void>;
 }
 
@@ -84,13 +85,18 @@ export async function openServerApp(
       throw error;
     }
   }
+  // Lines go out in one stdout write a tick; at `off` nothing is installed.
+  const log = batchedLines();
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
     telemetry: telemetry !== undefined,
-    onRequestFinished: createAccessLog({
-      level: settings.logLevel,
-      format: settings.logFormat,
+    ...(settings.logLevel === "off" ? {} : {
+      onRequestFinished: createAccessLog({
+        level: settings.logLevel,
+        format: settings.logFormat,
+        write: log.write,
+      }),
     }),
   });
   return {
@@ -102,6 +108,7 @@ export async function openServerApp(
       telemetry === undefined ? "" : `, ${telemetry.description}`
     }`,
     close: async () => {
+      await log.flush();
       await store.close?.();
       await telemetry?.shutdown();
     },

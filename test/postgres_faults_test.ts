@@ -48,6 +48,7 @@ function storeThroughProxy(
     onQuery?: (query: string) => void;
     exportBatchSize?: number;
     timeout?: number;
+    retryWithin?: number;
   } = {},
 ): PostgresStore {
   return new PostgresStore(
@@ -108,10 +109,11 @@ async function integrationRows(): Promise<
 }
 
 describe("Postgres store: faults", () => {
-  it("fails every operation at once when nothing listens", async () => {
+  it("fails every operation once its retries are spent when nothing listens", async () => {
     const url = `postgres://postgres@127.0.0.1:${await closedPort()}/none`;
     const store = new PostgresStore(
       connectPostgres(url, { connectTimeout: 2 }),
+      { retryWithin: 300 },
     );
     try {
       for (const [name, action] of everyOperation(store)) {
@@ -128,10 +130,10 @@ describe("Postgres store: faults", () => {
     }
   });
 
-  it("fails within the connect timeout when the server never answers", async () => {
+  it("fails within the connect timeout when the server never answers (no retries)", async () => {
     await harness.freshStore(fixtures).then(({ close }) => close());
     await proxy.setMode("stall");
-    const store = storeThroughProxy();
+    const store = storeThroughProxy({ retryWithin: 0 });
     try {
       await failsWithin(
         4000,
@@ -145,9 +147,9 @@ describe("Postgres store: faults", () => {
     }
   });
 
-  it("fails fast while the database is down, and recovers without a restart", async () => {
+  it("fails fast past its retries while the database is down, and recovers without a restart", async () => {
     await harness.freshStore(fixtures).then(({ close }) => close());
-    const store = storeThroughProxy();
+    const store = storeThroughProxy({ retryWithin: 300 });
     try {
       for (const [, action] of everyOperation(store)) await action();
       await proxy.setMode("down");
@@ -168,7 +170,7 @@ describe("Postgres store: faults", () => {
   it("answers 500, never 401 or 404, while the database is down or cut", async () => {
     await harness.freshStore(fixtures).then(({ close }) => close());
     // A peer that hangs up is retried until the store's deadline.
-    const store = storeThroughProxy({ timeout: 1000 });
+    const store = storeThroughProxy({ timeout: 1000, retryWithin: 300 });
     const handler = createHandler({ store, logError: () => {} });
     const auth = { authorization: `Bearer ${TOKEN}` };
     const requests = () => [
@@ -209,20 +211,25 @@ describe("Postgres store: faults", () => {
     }
   });
 
-  it("hands no killed backend's error to the next query", {
+  it("answers the read after a killed backend's, on the same connection", {
     skip: ON_PGLITE && "PGlite has no backends to terminate",
   }, async () => {
-    // postgres.js kept the killed query's 57P01 and failed the first query on
-    // the new connection with it (porsager/postgres#1223); the store answers.
+    // postgres.js keeps the killed query's 57P01 and fails the first query on
+    // the new connection with it (porsager/postgres#1223): the store retries
+    // it. The killed query itself runs through a store that retries nothing,
+    // so that it fails rather than wait for the lock again.
     await harness.freshStore(fixtures).then(({ close }) => close());
-    const { store, close } = harness.openStore({ max: 1 });
+    const sql = connectPostgres(harness.db.url, { max: 1 });
+    const store = new PostgresStore(sql);
+    const once = new PostgresStore(sql, { retryWithin: 0 });
+    const close = () => store.close();
     try {
       await store.findGrant("0".repeat(64));
       for (let round = 0; round < 3; round += 1) {
         // The query waits on a lock, so it is surely running when killed.
         await harness.sql.begin(async (tx) => {
           await tx`LOCK TABLE calls IN ACCESS EXCLUSIVE MODE`;
-          const running = store.recentCalls(P, 1).then(
+          const running = once.recentCalls(P, 1).then(
             () => assert.fail("survived"),
             () => "failed",
           );
@@ -322,9 +329,37 @@ describe("Postgres store: faults", () => {
     }
   });
 
-  it("throws from a transcript stream whose connection drops midway", async () => {
+  it("resumes a transcript stream whose connection drops midway", async () => {
     await harness.freshStore(fixtures).then(({ close }) => close());
     const store = storeThroughProxy({ exportBatchSize: 5 });
+    try {
+      const chunks: TranscriptChunk[] = [];
+      for await (const chunk of store.transcripts(P, allCalls)) {
+        if (chunks.length === 1) proxy.cut();
+        chunks.push(chunk);
+      }
+      // Every message once, in order: a chunk may end early at a batch
+      // boundary, and the next one goes on with the same call.
+      const messages = new Map<string, string[]>();
+      for (const { callId, messages: batch } of chunks) {
+        messages.set(callId, [...messages.get(callId) ?? [], ...batch]);
+      }
+      assert.deepEqual([...messages.keys()], allCalls);
+      for (const [callId, batch] of messages) {
+        assert.equal(batch.length, MESSAGES, callId);
+        assert.deepEqual(
+          batch.map((body) => (JSON.parse(body) as { index: number }).index),
+          Array.from({ length: MESSAGES }, (_, index) => index),
+        );
+      }
+    } finally {
+      await store.close(0);
+    }
+  });
+
+  it("throws from a transcript stream whose connection drops midway (no retries)", async () => {
+    await harness.freshStore(fixtures).then(({ close }) => close());
+    const store = storeThroughProxy({ exportBatchSize: 5, retryWithin: 0 });
     try {
       const chunks = store.transcripts(P, allCalls)[Symbol.asyncIterator]();
       assert.equal((await chunks.next()).done, false);
@@ -341,9 +376,9 @@ describe("Postgres store: faults", () => {
     }
   });
 
-  it("aborts the ZIP response, never ends it, when the database drops midway", async () => {
+  it("aborts the ZIP response, never ends it, when the database drops midway (no retries)", async () => {
     await harness.freshStore(fixtures).then(({ close }) => close());
-    const store = storeThroughProxy({ exportBatchSize: 5 });
+    const store = storeThroughProxy({ exportBatchSize: 5, retryWithin: 0 });
     const logged: unknown[] = [];
     try {
       const handler = createHandler({

@@ -4,6 +4,7 @@
  * @module
  */
 import type { Handler } from "../../src/handler.ts";
+import { bodyLengthOf } from "../../src/responses.ts";
 import {
   type RunningServer,
   type ServeOptions,
@@ -59,8 +60,13 @@ export function serveBun(
     fetch: async (request, self) => {
       const response = await handler(request);
       // A slow client reading a large ZIP must not be cut off (Bun counts a
-      // client that reads nothing for a while as idle).
-      if (response.headers.get("content-type") === "application/zip") {
+      // client that reads nothing for a while as idle). Only a streamed body
+      // (one of no known length) can be one: a JSON answer's headers are
+      // never read here.
+      if (
+        bodyLengthOf(response) === undefined &&
+        response.headers.get("content-type") === "application/zip"
+      ) {
         self.timeout(request, 0);
       }
       return response;

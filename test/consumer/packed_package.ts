@@ -234,6 +234,27 @@ describe("the packed package in a fresh project", () => {
     );
   });
 
+  it("publishes a manifest without scripts (they run files it does not ship)", () => {
+    const manifest = JSON.parse(
+      readFileSync(
+        join(project, "node_modules", "@callflow", "api", "package.json"),
+        "utf8",
+      ),
+    ) as { scripts?: unknown; bin: Record<string, string> };
+    assert.equal(manifest.scripts, undefined);
+    for (const path of Object.values(manifest.bin)) {
+      assert.ok(pack.files.includes(path.replace(/^\.\//, "")), path);
+    }
+    // The source tree's manifest is back as it was after packing.
+    const source = JSON.parse(
+      readFileSync(join(ROOT, "package.json"), "utf8"),
+    ) as { scripts?: Record<string, string> };
+    assert.match(
+      source.scripts?.postpack ?? "",
+      /publish_manifest\.ts restore/,
+    );
+  });
+
   it("ships the Postgres store's migrations next to its modules", () => {
     const output = run(process.execPath, [
       "--input-type=module",

@@ -46,6 +46,7 @@ export function readZip(bytes: Uint8Array): ZipEntry[] {
     execFileSync("unzip", ["-tq", path], { stdio: "pipe" });
     const output = execFileSync("python3", ["-c", READ_WITH_PYTHON, path], {
       encoding: "utf8",
+      maxBuffer: 1 << 30, // archives of many megabytes
     });
     return (JSON.parse(output) as [string, number, string][]).map((
       [name, compression, text],
