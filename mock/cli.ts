@@ -22,9 +22,8 @@
  */
 import "../server/_require_supported_runtime.ts";
 import process from "node:process";
-import { demoFixtures } from "../src/store/demo_fixtures.ts";
-import { type Fixtures, FixturesError } from "../src/store/fixtures.ts";
-import { describeTokens, readFixturesFile } from "../server/_fixtures_file.ts";
+import { FixturesError } from "../src/store/fixtures.ts";
+import { describeTokens } from "../server/_fixtures_file.ts";
 import { pathnameOf } from "../src/router.ts";
 import { runtimeName, serve } from "../server/_serve.ts";
 import {
@@ -35,7 +34,7 @@ import {
   usageErrorText,
 } from "../server/_command_line.ts";
 import { parsePort } from "../server/_settings.ts";
-import { startFixtures } from "../server/_app.ts";
+import { loadStartFixtures, startFixtures } from "../server/_app.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
 import { isDroppedConnection } from "./drop_connection.ts";
 import { isLoopbackHost } from "./guard.ts";
@@ -132,13 +131,6 @@ function mockSettings(values: Record<string, unknown>): Settings {
   };
 }
 
-/** The file `--fixtures` names, or the demo data (also for `demo`). */
-function loadFixtures(path: string | undefined): Promise<Fixtures> {
-  return startFixtures(path, "memory").source === "file"
-    ? readFixturesFile(path!)
-    : Promise.resolve(demoFixtures);
-}
-
 function isAddressInUse(error: unknown): boolean {
   const { code, name, message } = (error ?? {}) as {
     code?: unknown;
@@ -155,7 +147,7 @@ async function serveMock(settings: Settings): Promise<number> {
   let mock;
   try {
     mock = createMockServer({
-      fixtures: await loadFixtures(fixturesPath),
+      fixtures: (await loadStartFixtures(fixturesPath, "memory")).fixtures!,
       journalLimit: settings.journalLimit,
       fixturesLimit: settings.fixturesLimit,
       // Bound to another interface on purpose: other names reach it.

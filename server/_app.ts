@@ -63,13 +63,8 @@ export async function openServerApp(
   settings: ServerSettings,
 ): Promise<ServerApp> {
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
-  const start = startFixtures(settings.fixturesPath, storeKind);
-  if (start.warning !== undefined) console.warn(start.warning);
-  const fixtures = start.source === "file"
-    ? await readFixturesFile(settings.fixturesPath!)
-    : start.source === "demo"
-    ? demoFixtures
-    : undefined;
+  const start = await loadStartFixtures(settings.fixturesPath, storeKind);
+  const { fixtures } = start;
   // First: the store's and the handler's instruments come from its providers.
   const telemetry = await startTelemetry(settings.telemetry);
   const store = await openStore(settings).catch(async (error: unknown) => {
@@ -113,6 +108,39 @@ export async function openServerApp(
       await telemetry?.shutdown();
     },
   };
+}
+
+/**
+ * Reads what {@linkcode startFixtures} chose, before anything is opened (a
+ * bad file changes nothing), and prints its warning, if any, on stderr.
+ *
+ * @param fixturesSetting The `FIXTURES` setting, if set.
+ * @param storeKind The store being seeded.
+ * @returns The choice, with the fixtures read (none for `none`).
+ * @throws {FixturesError} for a file that cannot be read or breaks the format.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadStartFixtures } from "./_app.ts";
+ *
+ * const start = await loadStartFixtures(undefined, "memory");
+ * assert.ok(start.fixtures?.tokens.some(({ token }) => token === "demo-owner"));
+ * assert.equal((await loadStartFixtures(undefined, "postgres")).fixtures, undefined);
+ * ```
+ */
+export async function loadStartFixtures(
+  fixturesSetting: string | undefined,
+  storeKind: "postgres" | "memory",
+): Promise<StartFixtures & { fixtures: Fixtures | undefined }> {
+  const start = startFixtures(fixturesSetting, storeKind);
+  if (start.warning !== undefined) console.warn(start.warning);
+  const fixtures = start.source === "file"
+    ? await readFixturesFile(fixturesSetting!)
+    : start.source === "demo"
+    ? demoFixtures
+    : undefined;
+  return { ...start, fixtures };
 }
 
 /** The `FIXTURES` value that names the built-in demo data. */
