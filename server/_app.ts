@@ -32,10 +32,10 @@ export interface ServerApp {
   fixtures: Fixtures | undefined;
   /** Which store serves: `postgres` or `memory`. */
   storeKind: "postgres" | "memory";
-  /** Whether OpenTelemetry runs: `close()` then flushes it. */
-  telemetry: boolean;
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
+  /** Makes `GET /readyz` answer 503 from now on: the server is draining. */
+  beginShutdown(): void;
   /** Writes the access log's last lines, closes the store, flushes telemetry. */
   close(): Promise<void>;
 }
@@ -82,10 +82,14 @@ export async function openServerApp(
   }
   // Lines go out in one stdout write a tick; at `off` nothing is installed.
   const log = batchedLines();
+  const shutdown = new AbortController();
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
     telemetry: telemetry !== undefined,
+    maxExportsPerProject: settings.maxExportsPerProject,
+    exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    shutdownSignal: shutdown.signal,
     ...(settings.logLevel === "off" ? {} : {
       onRequestFinished: createAccessLog({
         level: settings.logLevel,
@@ -98,10 +102,10 @@ export async function openServerApp(
     handler,
     fixtures,
     storeKind,
-    telemetry: telemetry !== undefined,
     description: `${storeKind} store, ${start.description}${
       telemetry === undefined ? "" : `, ${telemetry.description}`
     }`,
+    beginShutdown: () => shutdown.abort(),
     close: async () => {
       await log.flush();
       await store.close?.();
