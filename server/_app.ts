@@ -33,6 +33,8 @@ export interface ServerApp {
   storeKind: "postgres" | "memory";
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
+  /** Makes `GET /readyz` answer 503 from now on: the server is draining. */
+  beginShutdown(): void;
   /** Writes the access log's last lines and closes the store. */
   close(): Promise<void>;
 }
@@ -73,9 +75,13 @@ export async function openServerApp(
   }
   // Lines go out in one stdout write a tick; at `off` nothing is installed.
   const log = batchedLines();
+  const shutdown = new AbortController();
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
+    maxExportsPerProject: settings.maxExportsPerProject,
+    exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    shutdownSignal: shutdown.signal,
     ...(settings.logLevel === "off" ? {} : {
       onRequestFinished: createAccessLog({
         level: settings.logLevel,
@@ -89,6 +95,7 @@ export async function openServerApp(
     fixtures,
     storeKind,
     description: `${storeKind} store, ${start.description}`,
+    beginShutdown: () => shutdown.abort(),
     close: async () => {
       await log.flush();
       await store.close?.();

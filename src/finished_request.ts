@@ -6,9 +6,14 @@
  * @module
  */
 
+import { ExportStalledError } from "./operations/stall_watch.ts";
+
 /** How a response body ended before it was complete. */
 export type AbortCause =
-  /** The client stopped reading: it disconnected or cancelled the body. */
+  /**
+   * The client stopped reading: it disconnected, cancelled the body, or read
+   * nothing for the export stall deadline.
+   */
   | "client"
   /** The server aborted it: the store failed midway through an export. */
   | "error";
@@ -73,8 +78,10 @@ export type RequestFinishedListener = (request: FinishedRequest) => void;
 
 /**
  * Passes a response on with its body counted: `onEnd` is called once, with
- * the bytes of the body, when the body ends, fails or is cancelled. A body
- * that comes whole (every JSON answer: its stream ends after one chunk) is
+ * the bytes of the body, when the body ends, fails or is cancelled. For a
+ * response whose length is not known when it is built (the handler's JSON
+ * answers know theirs, see `bodyLengthOf` in `responses.ts`, and never come
+ * here). A body that comes whole (its stream ends after one chunk) is
  * counted at once and passed on as bytes, so the server still sends its
  * `Content-Length`; a streamed one (an export) is passed through a counting
  * stream pulled only as the client reads, so it keeps its backpressure and
@@ -146,7 +153,8 @@ export async function countBody(
       try {
         result = await reader.read();
       } catch (error) {
-        end("error");
+        // A stalled client is cut by the export itself: the client's doing.
+        end(error instanceof ExportStalledError ? "client" : "error");
         controller.error(error);
         return;
       }

@@ -22,6 +22,7 @@ import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   ExportSlots,
 } from "./operations/export_slots.ts";
+import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "./operations/stall_watch.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./validation/mod.ts";
 import { bodyLengthOf, json } from "./responses.ts";
@@ -50,10 +51,10 @@ export interface HandlerOptions {
    */
   logError?: ErrorLogger;
   /**
-   * Called once per request when its response is over (for a streamed export:
-   * when the last byte was handed over, or the client went away), with what
-   * an access log needs. Never holds a token, a body or a query string.
-   * Default: none.
+   * Called once per request when its response is over (for a JSON answer:
+   * once it is built, its length known; for a streamed export: when the last
+   * byte was handed over, or the client went away), with what an access log
+   * needs. Never holds a token, a body or a query string. Default: none.
    */
   onRequestFinished?: RequestFinishedListener;
   /**
@@ -77,6 +78,30 @@ export interface HandlerOptions {
    * `TOO_MANY_EXPORTS` with `Retry-After: 1`. An integer from 1; default 16.
    */
   maxConcurrentExports?: number;
+  /**
+   * How many of them one project may stream at once (its share); its next
+   * one is answered 503 `TOO_MANY_EXPORTS` while other projects still
+   * export. An integer from 1; default half of `maxConcurrentExports`, at
+   * least 1.
+   */
+  maxExportsPerProject?: number;
+  /**
+   * The export slots to count in, shared with other handlers (e.g. the
+   * per-request handlers of one Worker isolate); when set,
+   * `maxConcurrentExports` and `maxExportsPerProject` are its own.
+   */
+  exportSlots?: ExportSlots;
+  /**
+   * How long an export's client may read nothing before the transfer is
+   * cut and its slot freed, in ms. Default 60 s.
+   */
+  exportStallTimeoutMs?: number;
+  /**
+   * Aborted when the server begins to shut down: from then on `GET /readyz`
+   * answers 503 `SERVICE_UNAVAILABLE`, so that load balancers stop sending
+   * new connections, while every other request is still served.
+   */
+  shutdownSignal?: AbortSignal;
 }
 
 const router = new Router<Operation>([
@@ -135,8 +160,13 @@ export function createHandler(options: HandlerOptions): Handler {
     bodyTimeoutMs = BODY_TIMEOUT_MS,
   } = options;
   const { onRequestFinished, readinessTimeout = 2000 } = options;
-  const exportSlots = new ExportSlots(
+  const {
+    exportStallTimeoutMs = DEFAULT_EXPORT_STALL_TIMEOUT_MS,
+    shutdownSignal,
+  } = options;
+  const exportSlots = options.exportSlots ?? new ExportSlots(
     options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
+    options.maxExportsPerProject,
   );
   /** Answers a request; `facts` collects what the access log needs. */
   const handle = async (
@@ -160,6 +190,8 @@ export function createHandler(options: HandlerOptions): Handler {
         readinessTimeout,
         bodyTimeoutMs,
         exportSlots,
+        exportStallTimeoutMs,
+        shutdownSignal,
         headers,
       });
     } catch (error) {

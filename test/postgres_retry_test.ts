@@ -1,0 +1,86 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  isLostConnection,
+  isNeverSent,
+  retryLostConnection,
+} from "../postgres/retry.ts";
+
+const lost = (code: string) => Object.assign(new Error(code), { code });
+
+describe("Retrying work whose connection was lost", () => {
+  it("sends a read again after a lost connection and returns its answer", async () => {
+    const codes = ["57P01", "CONNECTION_CLOSED", "ECONNRESET"];
+    let attempts = 0;
+    const answer = await retryLostConnection(() => {
+      const code = codes[attempts++];
+      return code === undefined
+        ? Promise.resolve("rows")
+        : Promise.reject(lost(code));
+    });
+    assert.equal(answer, "rows");
+    assert.equal(attempts, 4);
+  });
+
+  it("lets any other error stand at once", async () => {
+    let attempts = 0;
+    await assert.rejects(
+      retryLostConnection(() => {
+        attempts += 1;
+        return Promise.reject(lost("42P01"));
+      }),
+      /42P01/,
+    );
+    assert.equal(attempts, 1);
+  });
+
+  it("gives up once the bound has passed since the first loss", async () => {
+    let attempts = 0;
+    const started = performance.now();
+    await assert.rejects(
+      retryLostConnection(() => {
+        attempts += 1;
+        return Promise.reject(lost("ECONNREFUSED"));
+      }, { within: 300 }),
+      /ECONNREFUSED/,
+    );
+    const elapsed = performance.now() - started;
+    assert.ok(elapsed >= 300 && elapsed < 1500, `${elapsed} ms`);
+    // At once, then 100 and 200 ms apart: a down server is not hammered.
+    assert.ok(attempts >= 3 && attempts <= 5, `${attempts} attempts`);
+  });
+
+  it("sends a write again only when its connection never opened", async () => {
+    for (
+      const [code, attempts] of [["ECONNREFUSED", 2], ["57P01", 1]] as const
+    ) {
+      let sent = 0;
+      await retryLostConnection(() => {
+        sent += 1;
+        return sent === 1 ? Promise.reject(lost(code)) : Promise.resolve();
+      }, { retryOn: isNeverSent }).catch(() => {});
+      assert.equal(sent, attempts, code);
+    }
+  });
+
+  it("tells lost connections from refused statements and ended pools", () => {
+    for (
+      const code of ["08006", "57P01", "57P03", "CONNECT_TIMEOUT", "EPIPE"]
+    ) {
+      assert.ok(isLostConnection(lost(code)), code);
+    }
+    for (
+      const code of [
+        "23505",
+        "57014",
+        "CONNECTION_ENDED",
+        "CONNECTION_DESTROYED",
+      ]
+    ) {
+      assert.ok(!isLostConnection(lost(code)), code);
+    }
+    assert.ok(!isLostConnection(undefined));
+    assert.ok(isNeverSent(lost("CONNECT_TIMEOUT")));
+    assert.ok(!isNeverSent(lost("CONNECTION_CLOSED")));
+  });
+});
