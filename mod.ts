@@ -21,6 +21,11 @@ export {
   type InfoLogger,
 } from "./src/handler.ts";
 export {
+  type ExportRefusal,
+  ExportSlots,
+} from "./src/operations/export_slots.ts";
+export { ExportStalledError } from "./src/operations/stall_watch.ts";
+export {
   type AbortCause,
   type FinishedRequest,
   type RequestFinishedListener,

@@ -38,6 +38,9 @@ const handler = mode === "bare"
   : mode === "reading"
   ? reading
   : createHandler({ store, logError: () => {} });
-const server = await serve(handler, { port: 0, hostname: "127.0.0.1" });
+const server = await serve(handler, {
+  port: Number(process.env.PORT ?? 0),
+  hostname: "127.0.0.1",
+});
 console.log(server.url);
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));

@@ -4,7 +4,12 @@
  * integration (auth, validation, lookup, 404), each as a ratio to the same
  * runtime's server answering a constant JSON body to the same request.
  *
- * Run: `node bench/hot_path.ts` (needs `wrk`). Each runtime's two servers run
+ * The API is the server users start (`server/main.ts`) on default settings:
+ * the access log on at `info` (every one of these requests is logged),
+ * written to its stdout, which goes to a file here as it would under a
+ * process manager. `BENCH_LOG_LEVEL=off` measures it without the log.
+ *
+ * Run: `node bench/hot_path.ts` (needs `wrk`). Each runtime's servers run
  * side by side; wrk `-t1 -c50` runs of `BENCH_SECONDS` (default 3) after a
  * warm-up, `BENCH_ROUNDS` rounds (default 5) in alternating order; the
  * medians' ratio is printed, with the server's CPU time per request (from
@@ -14,25 +19,37 @@
  * @module
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
-import { FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
+import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 
 const SECONDS = process.env.BENCH_SECONDS ?? "3";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const UNKNOWN = "99999999-9999-4999-8999-999999999999";
 const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
 const ALL: Record<string, string[]> = {
-  node: [bin("node"), "bench/bench_server.ts"],
-  deno: [bin("deno"), "run", "-A", "bench/bench_server.ts"],
-  bun: [bin("bun"), "bench/bench_server.ts"],
+  node: [bin("node")],
+  deno: [bin("deno"), "run", "-A"],
+  bun: [bin("bun")],
 };
 const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
 
 const scripts = mkdtempSync(join(tmpdir(), "wrk-"));
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
+const fixturesFile = join(scripts, "fixtures.json");
+writeFileSync(fixturesFile, JSON.stringify(apiFixtures));
+const logLines: string[] = [];
+const countLines = (path: string) =>
+  readFileSync(path, "utf8").split("\n").length - 1;
 function luaScript(name: string, method: string): string {
   const path = join(scripts, `${name}.lua`);
   writeFileSync(path, `wrk.method = "${method}"\n`);
@@ -64,6 +81,63 @@ export async function startServer(
     child.once("exit", (code) => reject(new Error(`server exited ${code}`)));
   });
   return { url, pid: child.pid!, stop: () => child.kill("SIGTERM") };
+}
+
+/** A server started with its stdout in a file, as a process manager would. */
+export interface LoggingServer {
+  /** Its base URL. */
+  url: string;
+  /** Its process id. */
+  pid: number;
+  /** The file its stdout goes to. */
+  stdout: string;
+  /** Sends SIGTERM; resolves once it exited. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Starts a server with stdout written to a file; resolves with the URL of the
+ * first stdout line `ready` matches (its group 1).
+ */
+export async function startLoggingServer(
+  command: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+): Promise<LoggingServer> {
+  const stdout = join(scripts, `stdout-${Math.random().toString(36).slice(2)}`);
+  const fd = openSync(stdout, "w");
+  const child = spawn(command[0]!, command.slice(1), {
+    stdio: ["ignore", fd, "inherit"],
+    env: { ...process.env, ...env },
+  });
+  closeSync(fd);
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    })
+  );
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const found = ready.exec(readFileSync(stdout, "utf8"));
+    if (found) {
+      return {
+        url: found[1]!,
+        pid: child.pid!,
+        stdout,
+        stop: () => {
+          child.kill("SIGTERM");
+          return exit;
+        },
+      };
+    }
+    if (exited || Date.now() > deadline) {
+      child.kill("SIGKILL");
+      throw new Error(`${command.join(" ")} did not start`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 /** What one wrk run measured. */
@@ -111,9 +185,21 @@ if (import.meta.main) {
   const rows: string[] = [];
   for (const runtime of runtimes) {
     const command = ALL[runtime]!;
-    const bare = await startServer([...command, "bare"]);
-    const api = await startServer([...command, "api"]);
-    const reading = await startServer([...command, "reading"]);
+    const bare = await startServer([
+      ...command,
+      "bench/bench_server.ts",
+      "bare",
+    ]);
+    const reading = await startServer([
+      ...command,
+      "bench/bench_server.ts",
+      "reading",
+    ]);
+    const api = await startLoggingServer(
+      [...command, "server/main.ts"],
+      { PORT: "0", FIXTURES: fixturesFile, LOG_LEVEL: LOG_LEVEL },
+      /listening on (http:\/\/\S+)/,
+    );
     try {
       for (const [name, target] of Object.entries(TARGETS)) {
         const auth = ["-H", `Authorization: Bearer ${TOKENS.owner}`];
@@ -165,12 +251,15 @@ if (import.meta.main) {
       }
     } finally {
       bare.stop();
-      api.stop();
       reading.stop();
+      await api.stop();
+      logLines.push(`${runtime}: ${countLines(api.stdout)} lines in the log`);
     }
   }
   console.log(
-    `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} alternating rounds, medians\n`,
+    `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} alternating rounds, medians; API on LOG_LEVEL=${LOG_LEVEL} (${
+      logLines.join(", ")
+    })\n`,
   );
   console.log(
     "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req |",

@@ -22,9 +22,8 @@
  */
 import "../server/_require_supported_runtime.ts";
 import process from "node:process";
-import { demoFixtures } from "../src/store/demo_fixtures.ts";
-import { type Fixtures, FixturesError } from "../src/store/fixtures.ts";
-import { describeTokens, readFixturesFile } from "../server/_fixtures_file.ts";
+import { FixturesError } from "../src/store/fixtures.ts";
+import { describeTokens } from "../server/_fixtures_file.ts";
 import { pathnameOf } from "../src/router.ts";
 import { runtimeName, serve } from "../server/_serve.ts";
 import {
@@ -35,6 +34,7 @@ import {
   usageErrorText,
 } from "../server/_command_line.ts";
 import { parsePort } from "../server/_settings.ts";
+import { loadStartFixtures, startFixtures } from "../server/_app.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
 import { isDroppedConnection } from "./drop_connection.ts";
 import { isLoopbackHost } from "./guard.ts";
@@ -65,7 +65,8 @@ Options:
   --port <n>             Port to listen on (default 4010; 0 picks a free one)
   --host <name>          Interface to listen on (default 127.0.0.1). Another
                          than a loopback address also lifts the Host check
-  --fixtures <file>      Fixtures file to seed from (default: the demo data)
+  --fixtures <file>      Fixtures file to seed from (default, or demo: the
+                         demo data)
   --journal-limit <n>    Requests the journal keeps (default ${DEFAULT_JOURNAL_LIMIT})
   --fixtures-limit <n>   Largest PUT /__mock/fixtures body in bytes
                          (default ${DEFAULT_FIXTURES_LIMIT})
@@ -130,12 +131,6 @@ function mockSettings(values: Record<string, unknown>): Settings {
   };
 }
 
-function loadFixtures(path: string | undefined): Promise<Fixtures> {
-  return path === undefined
-    ? Promise.resolve(demoFixtures)
-    : readFixturesFile(path);
-}
-
 function isAddressInUse(error: unknown): boolean {
   const { code, name, message } = (error ?? {}) as {
     code?: unknown;
@@ -152,7 +147,7 @@ async function serveMock(settings: Settings): Promise<number> {
   let mock;
   try {
     mock = createMockServer({
-      fixtures: await loadFixtures(fixturesPath),
+      fixtures: (await loadStartFixtures(fixturesPath, "memory")).fixtures!,
       journalLimit: settings.journalLimit,
       fixturesLimit: settings.fixturesLimit,
       // Bound to another interface on purpose: other names reach it.
@@ -205,9 +200,7 @@ async function serveMock(settings: Settings): Promise<number> {
     return 1;
   }
 
-  const source = fixturesPath === undefined
-    ? "demo fixtures"
-    : `fixtures ${fixturesPath}`;
+  const source = startFixtures(fixturesPath, "memory").description;
   const tokens = mock.fixtures.tokens.length > 0
     ? describeTokens(mock.fixtures)
     : "  (none: add some to the fixtures' tokens list)";

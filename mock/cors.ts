@@ -5,6 +5,7 @@
  * @module
  */
 import type { Handler } from "../src/handler.ts";
+import { isNetworkError } from "./drop_connection.ts";
 
 const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 const EXPOSED_HEADERS =
@@ -60,7 +61,7 @@ export function withCors(handler: Handler): Handler {
       return new Response(null, { status: 204, headers });
     }
     const response = await handler(request);
-    if (response.type === "error") return response;
+    if (isNetworkError(response)) return response;
     const cors = corsHeaders(origin);
     cors.set("access-control-expose-headers", EXPOSED_HEADERS);
     try {

@@ -72,6 +72,28 @@ export function isDroppedConnection(response: Response): boolean {
 }
 
 /**
+ * Whether a response is `Response.error()`, the fault that drops the
+ * connection, told by its status (0, which no other response can have):
+ * reading `type` instead would make @hono/node-server build a full web
+ * Response for every answer, off its fast path.
+ *
+ * @param response Any response.
+ * @returns `true` for `Response.error()`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isNetworkError } from "./drop_connection.ts";
+ *
+ * assert.equal(isNetworkError(Response.error()), true);
+ * assert.equal(isNetworkError(new Response("ok")), false);
+ * ```
+ */
+export function isNetworkError(response: Response): boolean {
+  return response.status === 0;
+}
+
+/**
  * A response whose body, when it fails (a `cut_after_bytes` fault), ends the
  * connection as {@linkcode droppedConnection} does, noting one line: `line`
  * and the failure's message.

@@ -6,6 +6,7 @@
  */
 import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
+import { pathnameOf } from "../src/router.ts";
 import {
   cutResponse,
   defaultErrorCode,
@@ -50,7 +51,7 @@ export function instrument(
 ): Handler {
   return async (request) => {
     const startedAt = performance.now();
-    const { pathname } = new URL(request.url);
+    const pathname = pathnameOf(request.url);
     const operation = findOperation(request.method, pathname);
     const entry = await journal.start(request);
     let fault: string | undefined;

@@ -4,6 +4,10 @@
  *
  * @module
  */
+import { isoTimeNow } from "../src/finished_request.ts";
+import { errorCodeOfResponse } from "../src/http_error.ts";
+import { pathnameOf } from "../src/router.ts";
+import { isNetworkError } from "./drop_connection.ts";
 
 /** One request the mock answered. */
 export interface JournalEntry {
@@ -82,7 +86,7 @@ export class RequestJournal {
 
   /** A copy of the entries, oldest first. */
   entries(): JournalEntry[] {
-    return this.#entries.map((entry) => ({
+    return this.#entries.slice(-this.#limit).map((entry) => ({
       ...entry,
       headers: { ...entry.headers },
     }));
@@ -101,17 +105,21 @@ export class RequestJournal {
    * @returns The entry so far, to pass to {@linkcode finish}.
    */
   async start(request: Request): Promise<JournalEntry> {
-    const url = new URL(request.url);
+    const { url } = request;
+    const query = url.indexOf("?");
+    const fragment = url.indexOf("#");
     const headers: Record<string, string> = {};
     for (const [name, value] of request.headers) {
       headers[name] = name === "authorization" ? mask(value) : value;
     }
     const { body, truncated } = await this.#readBody(request);
     return {
-      time: new Date().toISOString(),
+      time: isoTimeNow(),
       method: request.method,
-      path: url.pathname,
-      query: url.search.slice(1),
+      path: pathnameOf(url),
+      query: query === -1 || (fragment !== -1 && fragment < query)
+        ? ""
+        : url.slice(query + 1, fragment === -1 ? url.length : fragment),
       headers,
       body,
       body_truncated: truncated,
@@ -136,7 +144,7 @@ export class RequestJournal {
     response: Response,
     details: { operation?: string; fault?: string; startedAt?: number },
   ): Promise<void> {
-    const dropped = response.type === "error";
+    const dropped = isNetworkError(response);
     const done: JournalEntry = {
       ...entry,
       status: dropped ? null : response.status,
@@ -148,7 +156,9 @@ export class RequestJournal {
       fault: details.fault ?? null,
     };
     this.#entries.push(done);
-    if (this.#entries.length > this.#limit) {
+    // Trimmed in batches: dropping the oldest entry on every request would
+    // move all the others each time.
+    if (this.#entries.length >= 2 * this.#limit) {
       this.#entries.splice(0, this.#entries.length - this.#limit);
     }
   }
@@ -156,7 +166,14 @@ export class RequestJournal {
   async #readBody(
     request: Request,
   ): Promise<{ body: string | null; truncated: boolean }> {
-    if (request.body === null) return { body: null, truncated: false };
+    // `Content-Length: 0` (what fetch, curl and browsers send for a POST
+    // without a body) spares the body's clone: on @hono/node-server, reading
+    // `request.body` builds a full Request with streams over the socket.
+    if (
+      request.headers.get("content-length") === "0" || request.body === null
+    ) {
+      return { body: null, truncated: false };
+    }
     const reader = request.clone().body!.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -196,6 +213,9 @@ function mask(value: string): string {
 
 async function errorCode(response: Response): Promise<string | null> {
   if (response.status < 400) return null;
+  // The API's own errors say their code without their body being read.
+  const known = errorCodeOfResponse(response);
+  if (known !== undefined) return known;
   if (!/json/i.test(response.headers.get("content-type") ?? "")) return null;
   try {
     const body = await response.clone().json() as { error_code?: unknown };

@@ -7,7 +7,11 @@
  */
 import { type ControlApiOptions, withControlApi } from "./control_api.ts";
 import { withCors } from "./cors.ts";
-import { droppedConnection, quietlyCut } from "./drop_connection.ts";
+import {
+  droppedConnection,
+  isNetworkError,
+  quietlyCut,
+} from "./drop_connection.ts";
 import { isCutResponse } from "./faults.ts";
 import { pathnameOf } from "../src/router.ts";
 import { type GuardOptions, withGuard } from "./guard.ts";
@@ -64,14 +68,14 @@ export function createMockServer(options: MockServerOptions = {}): MockServer {
   return extendMockState(state, {
     fetch: async (request: Request, env?: unknown) => {
       const response = await handler(request);
-      if (response.type !== "error" && !isCutResponse(response)) {
+      if (!isNetworkError(response) && !isCutResponse(response)) {
         return response;
       }
       // An injected fault: one info line, no stack trace.
       const line = `Injected fault: ${request.method} ${
         pathnameOf(request.url)
       }`;
-      return response.type === "error"
+      return isNetworkError(response)
         ? droppedConnection(env, `${line}: connection dropped`)
         : quietlyCut(response, env, line);
     },

@@ -66,10 +66,14 @@ export function findOperation(
   method: string,
   pathname: string,
 ): OperationInfo | undefined {
-  return OPERATIONS.find((operation) =>
-    operation.method === method && matchPath(operation.path, pathname)
+  const actual = pathname.split("/");
+  return OPERATIONS.find((operation, i) =>
+    operation.method === method && matchSegments(PATTERNS[i]!, actual)
   );
 }
+
+/** Each operation's path, split into segments once. */
+const PATTERNS = OPERATIONS.map((operation) => operation.path.split("/"));
 
 /**
  * Whether a path matches a pattern whose `{name}` and `*` segments match any
@@ -90,8 +94,10 @@ export function findOperation(
  * ```
  */
 export function matchPath(pattern: string, pathname: string): boolean {
-  const expected = pattern.split("/");
-  const actual = pathname.split("/");
+  return matchSegments(pattern.split("/"), pathname.split("/"));
+}
+
+function matchSegments(expected: string[], actual: string[]): boolean {
   for (let i = 0; i < expected.length; i += 1) {
     const segment = expected[i]!;
     if (segment === "**" && i === expected.length - 1) return true;

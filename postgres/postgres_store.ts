@@ -316,7 +316,9 @@ export class PostgresStore implements Store {
    * Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does, sent
    * again on a fresh connection while its connections are lost within
    * `retryWithin` (see `retryLostConnection`). An export's batch is a read
-   * too: retried, it resumes after the last message sent.
+   * too: retried, it resumes after the last message sent. The retry wraps
+   * the routing, not the replica's attempt: an unreachable replica reaches
+   * the routing at once, which reads from the primary instead.
    */
   #read<T extends readonly MaybeRow[]>(
     query: (sql: Sql) => PendingQuery<T>,

@@ -11,6 +11,7 @@ import { createAccessLog } from "../src/access_log.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import type { Fixtures } from "../src/store/fixtures.ts";
 import { readFixturesFile } from "./_fixtures_file.ts";
+import { batchedLines } from "./_log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { ServerSettings } from "./_settings.ts";
@@ -32,7 +33,9 @@ export interface ServerApp {
   storeKind: "postgres" | "memory";
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
-  /** Closes the store (ends the Postgres pool). */
+  /** Makes `GET /readyz` answer 503 from now on: the server is draining. */
+  beginShutdown(): void;
+  /** Writes the access log's last lines and closes the store. */
   close(): Promise<void>;
 }
 
@@ -59,13 +62,8 @@ export async function openServerApp(
   settings: ServerSettings,
 ): Promise<ServerApp> {
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
-  const start = startFixtures(settings.fixturesPath, storeKind);
-  if (start.warning !== undefined) console.warn(start.warning);
-  const fixtures = start.source === "file"
-    ? await readFixturesFile(settings.fixturesPath!)
-    : start.source === "demo"
-    ? demoFixtures
-    : undefined;
+  const start = await loadStartFixtures(settings.fixturesPath, storeKind);
+  const { fixtures } = start;
   const store = await openStore(settings);
   if (fixtures !== undefined) {
     try {
@@ -75,12 +73,21 @@ export async function openServerApp(
       throw error;
     }
   }
+  // Lines go out in one stdout write a tick; at `off` nothing is installed.
+  const log = batchedLines();
+  const shutdown = new AbortController();
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
-    onRequestFinished: createAccessLog({
-      level: settings.logLevel,
-      format: settings.logFormat,
+    maxExportsPerProject: settings.maxExportsPerProject,
+    exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    shutdownSignal: shutdown.signal,
+    ...(settings.logLevel === "off" ? {} : {
+      onRequestFinished: createAccessLog({
+        level: settings.logLevel,
+        format: settings.logFormat,
+        write: log.write,
+      }),
     }),
   });
   return {
@@ -88,8 +95,45 @@ export async function openServerApp(
     fixtures,
     storeKind,
     description: `${storeKind} store, ${start.description}`,
-    close: async () => await store.close?.(),
+    beginShutdown: () => shutdown.abort(),
+    close: async () => {
+      await log.flush();
+      await store.close?.();
+    },
   };
+}
+
+/**
+ * Reads what {@linkcode startFixtures} chose, before anything is opened (a
+ * bad file changes nothing), and prints its warning, if any, on stderr.
+ *
+ * @param fixturesSetting The `FIXTURES` setting, if set.
+ * @param storeKind The store being seeded.
+ * @returns The choice, with the fixtures read (none for `none`).
+ * @throws {FixturesError} for a file that cannot be read or breaks the format.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { loadStartFixtures } from "./_app.ts";
+ *
+ * const start = await loadStartFixtures(undefined, "memory");
+ * assert.ok(start.fixtures?.tokens.some(({ token }) => token === "demo-owner"));
+ * assert.equal((await loadStartFixtures(undefined, "postgres")).fixtures, undefined);
+ * ```
+ */
+export async function loadStartFixtures(
+  fixturesSetting: string | undefined,
+  storeKind: "postgres" | "memory",
+): Promise<StartFixtures & { fixtures: Fixtures | undefined }> {
+  const start = startFixtures(fixturesSetting, storeKind);
+  if (start.warning !== undefined) console.warn(start.warning);
+  const fixtures = start.source === "file"
+    ? await readFixturesFile(fixturesSetting!)
+    : start.source === "demo"
+    ? demoFixtures
+    : undefined;
+  return { ...start, fixtures };
 }
 
 /** The `FIXTURES` value that names the built-in demo data. */

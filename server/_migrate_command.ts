@@ -16,10 +16,8 @@ import process from "node:process";
 import { connectPostgres } from "../postgres/connect.ts";
 import { migrate } from "../postgres/migrate.ts";
 import { seedFixtures } from "../postgres/seed_fixtures.ts";
-import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import type { Command } from "./_command_line.ts";
-import { startFixtures } from "./_app.ts";
-import { readFixturesFile } from "./_fixtures_file.ts";
+import { loadStartFixtures } from "./_app.ts";
 import { readServerSettings } from "./_settings.ts";
 
 /** The command's help text. */
@@ -56,12 +54,8 @@ export const migrateCommand: Command = {
       }
       const fixturesSetting = values.fixtures as string | undefined ??
         settings.fixturesPath;
-      const start = startFixtures(fixturesSetting, "postgres");
-      if (start.warning !== undefined) console.warn(start.warning);
       // Read before connecting: a bad file changes nothing.
-      const fixtures = start.source === "file"
-        ? await readFixturesFile(fixturesSetting!)
-        : undefined;
+      const start = await loadStartFixtures(fixturesSetting, "postgres");
       const sql = connectPostgres(url, { max: 1 });
       try {
         const applied = await migrate(sql);
@@ -70,9 +64,8 @@ export const migrateCommand: Command = {
             ? "Schema up to date: nothing to apply"
             : applied.map((file) => `Applied ${file}`).join("\n"),
         );
-        const seed = start.source === "demo" ? demoFixtures : fixtures;
-        if (seed !== undefined) {
-          await seedFixtures(sql, seed);
+        if (start.fixtures !== undefined) {
+          await seedFixtures(sql, start.fixtures);
           console.log(`Seeded ${start.description}`);
         }
       } finally {

@@ -1,20 +1,21 @@
 /**
  * Running the API as a process: open the app from the settings, listen on
  * the runtime's server, print the address and tokens, write the access log,
- * and stop gracefully on SIGINT or SIGTERM. Used by `npm start` (server/main.ts)
- * and `callflow-api serve`.
+ * and stop gracefully on SIGINT or SIGTERM (see `shutDown`). Used by
+ * `npm start` (server/main.ts), `callflow-api serve` and `node server/mod.ts`.
  *
  * @module
  */
-import process from "node:process";
 import { describeTokens } from "./_fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./_app.ts";
 import type { ServerSettings } from "./_settings.ts";
 import { runtimeName, serve } from "./_serve.ts";
+import { onStopSignal, shutDown } from "./_shutdown.ts";
 
 /**
- * Serves until SIGINT or SIGTERM, then stops accepting connections, lets
- * requests in flight finish, closes the store and resolves 0. A start-up
+ * Serves until SIGINT or SIGTERM, then shuts down gracefully: `/readyz`
+ * answers 503, requests in flight finish, the server stops listening, the
+ * store is closed, and it resolves 0 within `SHUTDOWN_TIMEOUT`. A start-up
  * failure (bad fixtures, database unreachable, port taken) rejects with a
  * message fit for the user.
  *
@@ -36,10 +37,12 @@ export async function runServer(settings: ServerSettings): Promise<number> {
 
 /**
  * Serves an app already opened, as {@linkcode runServer} does: listens,
- * prints the address and tokens, and resolves 0 after SIGINT or SIGTERM.
+ * prints the address and tokens, and resolves 0 once shut down after SIGINT
+ * or SIGTERM.
  *
  * @param app The app (see `openServerApp`); closed on shutdown or failure.
- * @param settings Where to listen, and the log settings to announce.
+ * @param settings Where to listen, the log settings to announce, and the
+ * shutdown deadline.
  * @returns The exit code.
  *
  * @example
@@ -78,16 +81,13 @@ export async function serveApp(
   );
 
   return await new Promise<number>((resolve) => {
-    let stopping = false;
-    const stop = async (signal: string) => {
-      if (stopping) return;
-      stopping = true;
-      console.log(`${signal}: shutting down`);
-      await server.close();
-      await app.close();
+    onStopSignal(async (signal) => {
+      console.log(
+        `${signal}: shutting down (draining, at most ${settings.shutdownTimeout} s)`,
+      );
+      const took = await shutDown(server, app, settings.shutdownTimeout * 1000);
+      console.log(`Stopped after ${took} ms`);
       resolve(0);
-    };
-    process.on("SIGINT", () => void stop("SIGINT"));
-    process.on("SIGTERM", () => void stop("SIGTERM"));
+    });
   });
 }

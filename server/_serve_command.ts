@@ -20,7 +20,8 @@ export const SERVE_USAGE = `Usage: callflow-api serve [options]
 Serves the API: from memory, seeded with the demo data or --fixtures; or
 from Postgres when DATABASE_URL is set (migrated on start; seeded only from
 --fixtures, or with the demo data when it says demo). Access log: one JSON
-line per request on stdout. Stop with Ctrl+C (SIGINT) or SIGTERM.
+line per request on stdout. Stop with Ctrl+C (SIGINT) or SIGTERM:
+it drains, then exits 0.
 
 Options (each overrides its environment variable):
   --port <n>         Port to listen on (PORT; default 8787; 0 picks a free one)
@@ -32,8 +33,9 @@ Options (each overrides its environment variable):
 
 Environment: DATABASE_URL, DATABASE_DIRECT_URL (migrations and seeding),
 DATABASE_READ_URL (a read replica), DATABASE_POOL_SIZE (default 10),
-MAX_CONCURRENT_EXPORTS (default 16),
-LOG_LEVEL (debug, info, warn, error, off; default info),
+MAX_CONCURRENT_EXPORTS (default 16), MAX_EXPORTS_PER_PROJECT (default half),
+EXPORT_STALL_TIMEOUT (seconds, default 60), SHUTDOWN_TIMEOUT (seconds,
+default 30), LOG_LEVEL (debug, info, warn, error, off; default info),
 LOG_FORMAT (json, pretty; default pretty on a terminal, json otherwise).`;
 
 /**

@@ -1,9 +1,10 @@
 /**
  * The server's settings, read from the environment (`PORT`, `HOST`,
  * `FIXTURES`, `DATABASE_URL`, `DATABASE_DIRECT_URL`, `DATABASE_READ_URL`,
- * `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`, `LOG_LEVEL`, `LOG_FORMAT`):
- * one reading shared by `npm start`, the `./server` entry and
- * `callflow-api serve`, so they all take the same settings and refuse the
+ * `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`, `MAX_EXPORTS_PER_PROJECT`,
+ * `EXPORT_STALL_TIMEOUT`, `SHUTDOWN_TIMEOUT`, `LOG_LEVEL`, `LOG_FORMAT`): one
+ * reading shared by `npm start`, the `./server` entry, `callflow-api serve`
+ * and the `./worker` entry, so they all take the same settings and refuse the
  * same mistakes.
  *
  * @module
@@ -13,7 +14,14 @@ import {
   type LogFormat,
   type LogLevel,
 } from "../src/access_log.ts";
-import { DEFAULT_MAX_CONCURRENT_EXPORTS } from "../src/operations/export_slots.ts";
+import {
+  DEFAULT_MAX_CONCURRENT_EXPORTS,
+  defaultProjectShare,
+} from "../src/operations/export_slots.ts";
+import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/stall_watch.ts";
+
+/** How long a graceful shutdown may take unless told otherwise, in seconds. */
+export const DEFAULT_SHUTDOWN_TIMEOUT = 30;
 
 /** What a server is started with. */
 export interface ServerSettings {
@@ -39,6 +47,12 @@ export interface ServerSettings {
   poolSize: number;
   /** Bulk exports streaming at once; past it, 503. Default 16. */
   maxConcurrentExports: number;
+  /** One project's share of them. Default half, at least 1. */
+  maxExportsPerProject: number;
+  /** Seconds an export's client may read nothing before it is cut. Default 60. */
+  exportStallTimeout: number;
+  /** Seconds a graceful shutdown may take before it cuts. Default 30. */
+  shutdownTimeout: number;
   /** The access log's level. Default `info`. */
   logLevel: LogLevel;
   /** The access log's format. Default `pretty` on a terminal, else `json`. */
@@ -73,6 +87,11 @@ export class SettingsError extends Error {
  * const settings = readServerSettings({ PORT: "8080", LOG_LEVEL: "debug" });
  * assert.equal(settings.port, 8080);
  * assert.equal(settings.logFormat, "json");
+ * assert.equal(settings.maxExportsPerProject, 8); // half of 16
+ * assert.equal(
+ *   readServerSettings({ MAX_CONCURRENT_EXPORTS: "5" }).maxExportsPerProject,
+ *   2,
+ * );
  * assert.throws(() => readServerSettings({ PORT: " 80" }), /PORT must be/);
  * assert.throws(
  *   () => readServerSettings({ DATABASE_READ_URL: "postgres://replica/app" }),
@@ -92,6 +111,11 @@ export function readServerSettings(
       throw new SettingsError(`${name} needs DATABASE_URL to be set too`);
     }
   }
+  const maxConcurrentExports = parseCount(
+    env.MAX_CONCURRENT_EXPORTS,
+    "MAX_CONCURRENT_EXPORTS",
+    DEFAULT_MAX_CONCURRENT_EXPORTS,
+  );
   return {
     port: parsePort(env.PORT, "PORT") ?? 8787,
     hostname: nonEmpty(env.HOST) ?? "127.0.0.1",
@@ -100,10 +124,21 @@ export function readServerSettings(
     databaseDirectUrl: nonEmpty(env.DATABASE_DIRECT_URL),
     databaseReadUrl: nonEmpty(env.DATABASE_READ_URL),
     poolSize: parseCount(env.DATABASE_POOL_SIZE, "DATABASE_POOL_SIZE", 10),
-    maxConcurrentExports: parseCount(
-      env.MAX_CONCURRENT_EXPORTS,
-      "MAX_CONCURRENT_EXPORTS",
-      DEFAULT_MAX_CONCURRENT_EXPORTS,
+    maxConcurrentExports,
+    maxExportsPerProject: parseCount(
+      env.MAX_EXPORTS_PER_PROJECT,
+      "MAX_EXPORTS_PER_PROJECT",
+      defaultProjectShare(maxConcurrentExports),
+    ),
+    exportStallTimeout: parseCount(
+      env.EXPORT_STALL_TIMEOUT,
+      "EXPORT_STALL_TIMEOUT",
+      DEFAULT_EXPORT_STALL_TIMEOUT_MS / 1000,
+    ),
+    shutdownTimeout: parseCount(
+      env.SHUTDOWN_TIMEOUT,
+      "SHUTDOWN_TIMEOUT",
+      DEFAULT_SHUTDOWN_TIMEOUT,
     ),
     logLevel: parseChoice(env.LOG_LEVEL, "LOG_LEVEL", LOG_LEVELS) ?? "info",
     logFormat: parseChoice(env.LOG_FORMAT, "LOG_FORMAT", ["json", "pretty"]) ??

@@ -7,8 +7,11 @@
  * Postgres instead of memory), `DATABASE_DIRECT_URL` (migrate and seed past
  * a pooler), `DATABASE_READ_URL` (a read replica),
  * `DATABASE_POOL_SIZE` (default 10), `MAX_CONCURRENT_EXPORTS` (default 16),
- * `LOG_LEVEL` and `LOG_FORMAT` (the access
- * log). Stops gracefully on SIGINT and SIGTERM.
+ * `MAX_EXPORTS_PER_PROJECT` (default half of it), `EXPORT_STALL_TIMEOUT`
+ * (seconds, default 60), `SHUTDOWN_TIMEOUT` (seconds, default 30),
+ * `LOG_LEVEL` and `LOG_FORMAT` (the access log). Stops gracefully on SIGINT
+ * and SIGTERM: `/readyz` answers 503, requests in flight finish, then it
+ * exits 0.
  *
  * @module
  */

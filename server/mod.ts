@@ -19,6 +19,10 @@
  * A memory store lives in one process, worker or isolate: `deno serve
  * --parallel` gives each worker its own. Postgres is the shared store.
  *
+ * On SIGTERM or SIGINT it shuts down gracefully under every runtime, as
+ * `npm start` does: `/readyz` answers 503, requests in flight finish, then
+ * the process exits 0, within `SHUTDOWN_TIMEOUT` seconds.
+ *
  * @example Serving it from your own module under Deno or Bun
  * ```ts ignore
  * export { default } from "@callflow/api/server";
@@ -30,16 +34,22 @@ import "./_require_supported_runtime.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import type { Handler } from "../src/handler.ts";
+import { type BunServer, drainedBunFetch } from "./_adapter/bun.ts";
+import { drainedDenoHandler } from "./_adapter/deno.ts";
+import { Drain } from "./_adapter/drain.ts";
 import { serveApp } from "./_run_server.ts";
 import { openServerApp } from "./_app.ts";
 import { readServerSettings } from "./_settings.ts";
 import { runtimeName } from "./_serve.ts";
+import { type DrainableServer, onStopSignal, shutDown } from "./_shutdown.ts";
 
 /** What `deno serve`, Deno Deploy and Bun read from the default export. */
 export interface ServerEntry {
-  /** The API's handler. */
-  fetch: Handler;
+  /**
+   * The API's handler; the second argument is what the runtime passes
+   * (Deno's `info`, Bun's `server`), used to drain on shutdown.
+   */
+  fetch(request: Request, runtimeArgument?: unknown): Promise<Response>;
   /** Bun: the port, from `PORT` (default 8787). `deno serve` uses `--port`. */
   port: number;
   /** Bun: the interface, from `HOST` (default 127.0.0.1). */
@@ -54,9 +64,29 @@ const settings = readServerSettings(process.env, process.stdout.isTTY);
 const app = await openServerApp(settings);
 console.error(`API ready (${runtimeName()}, ${app.description})`);
 
+/** The server that deno serve or Bun run for the default export. */
+let bunServer: BunServer | undefined;
+const drain = new Drain(
+  runtimeName() === "bun" ? () => bunServer?.pendingRequests ?? 0 : undefined,
+);
+const bunFetch = drainedBunFetch(app.handler, drain);
+/** deno serve's or Bun's server, as a shutdown drives it. */
+const runtimeServer: DrainableServer = {
+  drain,
+  // deno serve's listener cannot be closed from JavaScript: exiting does.
+  close: async () => await bunServer?.stop(),
+  cut: () => void bunServer?.stop(true),
+};
+
 /** The API, served from the environment's settings. */
 const entry: ServerEntry = {
-  fetch: app.handler,
+  fetch:
+    (runtimeName() === "deno"
+      ? drainedDenoHandler(app.handler, drain)
+      : (request: Request, server: BunServer) => {
+        bunServer = server;
+        return bunFetch(request, server);
+      }) as ServerEntry["fetch"],
   port: settings.port,
   hostname: settings.hostname,
   idleTimeout: 0,
@@ -82,13 +112,17 @@ function runByNode(): boolean {
 // Deno and Bun serve the default export themselves; Node needs the adapter.
 if (runByNode()) {
   process.exit(await serveApp(app, settings));
-} else if (app.storeKind === "postgres") {
-  // The pool's idle connections would hold the process for up to their idle
-  // timeout after deno serve or Bun stop: end it (running queries get 5 s).
-  const stop = (signal: string) => {
-    console.error(`${signal}: closing the Postgres pool`);
-    app.close().finally(() => process.exit(0));
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+} else {
+  onStopSignal(async (signal) => {
+    console.error(
+      `${signal}: shutting down (draining, at most ${settings.shutdownTimeout} s)`,
+    );
+    const took = await shutDown(
+      runtimeServer,
+      app,
+      settings.shutdownTimeout * 1000,
+    );
+    console.log(`Stopped after ${took} ms`);
+    process.exit(0);
+  });
 }

@@ -11,12 +11,15 @@
  * compatibility_flags = ["nodejs_compat"]   # for DATABASE_URL (postgres.js)
  * ```
  *
- * Settings are the Worker's environment bindings: `FIXTURES` (a fixtures
- * document, as a JSON variable or JSON text; default the demo data),
- * `DATABASE_URL` (serve from Postgres, already migrated and seeded with
- * `callflow-api migrate`; `FIXTURES` is then ignored),
- * `LOG_LEVEL` and `LOG_FORMAT` (the access log, written with `console.log`).
- * The memory store lives in one isolate: each isolate has its own copy.
+ * Settings are the Worker's environment bindings, read by the servers'
+ * settings reader: `FIXTURES` (a fixtures document, as a JSON variable or
+ * JSON text; default the demo data), `DATABASE_URL` (serve from Postgres,
+ * already migrated and seeded with `callflow-api migrate`; `FIXTURES` is
+ * then ignored), `MAX_CONCURRENT_EXPORTS`, `MAX_EXPORTS_PER_PROJECT`,
+ * `EXPORT_STALL_TIMEOUT`, `LOG_LEVEL` and `LOG_FORMAT` (the access log,
+ * written with `console.log`). The memory store lives in one isolate: each
+ * isolate has its own copy. The export slots are counted per isolate too,
+ * across its requests, whichever store serves them.
  *
  * @example Re-exporting it from your Worker's own module
  * ```ts ignore
@@ -25,16 +28,14 @@
  *
  * @module
  */
-import {
-  createAccessLog,
-  LOG_LEVELS,
-  type LogLevel,
-} from "../src/access_log.ts";
+import { createAccessLog } from "../src/access_log.ts";
+import { ExportSlots } from "../src/operations/export_slots.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { Store } from "../src/store/store.ts";
+import { readServerSettings, type ServerSettings } from "./_settings.ts";
 
 /** The bindings the Worker reads; all optional. */
 export interface WorkerEnv {
@@ -42,6 +43,12 @@ export interface WorkerEnv {
   FIXTURES?: unknown;
   /** Serve from this Postgres database (migrated ahead) instead of memory. */
   DATABASE_URL?: string;
+  /** Bulk exports streaming at once in this isolate (default 16). */
+  MAX_CONCURRENT_EXPORTS?: string | number;
+  /** One project's share of them (default half). */
+  MAX_EXPORTS_PER_PROJECT?: string | number;
+  /** Seconds an export's client may read nothing before it is cut (60). */
+  EXPORT_STALL_TIMEOUT?: string | number;
   /** The access log's level: debug, info (default), warn, error, off. */
   LOG_LEVEL?: string;
   /** The access log's format: json (default) or pretty. */
@@ -80,14 +87,52 @@ async function seededMemoryStore(env: WorkerEnv): Promise<MemoryStore> {
   return store;
 }
 
-function accessLog(env: WorkerEnv) {
-  const level = (LOG_LEVELS as readonly string[]).includes(env.LOG_LEVEL ?? "")
-    ? env.LOG_LEVEL as LogLevel
-    : "info";
-  return createAccessLog({
-    level,
-    format: env.LOG_FORMAT === "pretty" ? "pretty" : "json",
-  });
+/** The settings of this isolate, read from its first request's bindings. */
+let isolate: { settings: ServerSettings; exportSlots: ExportSlots } | undefined;
+
+/**
+ * The isolate's settings and its export slots: a counter at module scope,
+ * shared by every request of the isolate (Workers forbid sharing I/O across
+ * requests, not plain state), so the export bounds hold whichever store
+ * serves. Wrangler's variables may be numbers: they are read as text.
+ */
+function isolateState(env: WorkerEnv) {
+  if (isolate === undefined) {
+    const text: Record<string, string | undefined> = {};
+    for (
+      const name of [
+        "MAX_CONCURRENT_EXPORTS",
+        "MAX_EXPORTS_PER_PROJECT",
+        "EXPORT_STALL_TIMEOUT",
+        "LOG_LEVEL",
+        "LOG_FORMAT",
+      ] as const
+    ) {
+      const value = env[name];
+      if (value !== undefined) text[name] = String(value);
+    }
+    const settings = readServerSettings(text);
+    isolate = {
+      settings,
+      exportSlots: new ExportSlots(
+        settings.maxConcurrentExports,
+        settings.maxExportsPerProject,
+      ),
+    };
+  }
+  return isolate;
+}
+
+function handlerOptions(env: WorkerEnv) {
+  const { settings, exportSlots } = isolateState(env);
+  return {
+    exportSlots,
+    exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    log: createAccessLog({
+      level: settings.logLevel,
+      format: settings.logFormat,
+    }),
+  };
 }
 
 /** The memory-store handler of this isolate. */
@@ -111,9 +156,11 @@ async function answer(
         throw error;
       });
       const store: Store = await memoryStore;
+      const { log, ...options } = handlerOptions(env);
       memoryHandler ??= createHandler({
         store,
-        onRequestFinished: accessLog(env),
+        ...options,
+        onRequestFinished: log,
       });
     }
     return await memoryHandler(request);
@@ -124,9 +171,10 @@ async function answer(
     import("../postgres/postgres_store.ts"),
   ]);
   const sql = connectPostgres(env.DATABASE_URL, { max: 1 });
-  const log = accessLog(env);
+  const { log, ...options } = handlerOptions(env);
   const handler = createHandler({
     store: new PostgresStore(sql),
+    ...options,
     onRequestFinished: (finished) => {
       log(finished);
       context.waitUntil(sql.end({ timeout: 5 }));

@@ -6,9 +6,14 @@
  * @module
  */
 
+import { ExportStalledError } from "./operations/stall_watch.ts";
+
 /** How a response body ended before it was complete. */
 export type AbortCause =
-  /** The client stopped reading: it disconnected or cancelled the body. */
+  /**
+   * The client stopped reading: it disconnected, cancelled the body, or read
+   * nothing for the export stall deadline.
+   */
   | "client"
   /** The server aborted it: the store failed midway through an export. */
   | "error";
@@ -40,13 +45,43 @@ export interface FinishedRequest {
   aborted?: AbortCause;
 }
 
+/**
+ * The current time in ISO 8601 (UTC), as `new Date().toISOString()` gives
+ * it, formatted once per millisecond: at thousands of requests a second,
+ * most share their millisecond with the one before.
+ *
+ * @returns E.g. `2026-01-01T10:00:00.123Z`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isoTimeNow } from "./finished_request.ts";
+ *
+ * const before = Date.now();
+ * const time = Date.parse(isoTimeNow());
+ * assert.ok(time >= before && time <= Date.now());
+ * ```
+ */
+export function isoTimeNow(): string {
+  const now = Date.now();
+  if (now !== lastMillisecond) {
+    lastMillisecond = now;
+    lastIsoTime = new Date(now).toISOString();
+  }
+  return lastIsoTime;
+}
+let lastMillisecond = NaN;
+let lastIsoTime = "";
+
 /** Receives each finished request (see `HandlerOptions.onRequestFinished`). */
 export type RequestFinishedListener = (request: FinishedRequest) => void;
 
 /**
  * Passes a response on with its body counted: `onEnd` is called once, with
- * the bytes of the body, when the body ends, fails or is cancelled. A body
- * that comes whole (every JSON answer: its stream ends after one chunk) is
+ * the bytes of the body, when the body ends, fails or is cancelled. For a
+ * response whose length is not known when it is built (the handler's JSON
+ * answers know theirs, see `bodyLengthOf` in `responses.ts`, and never come
+ * here). A body that comes whole (its stream ends after one chunk) is
  * counted at once and passed on as bytes, so the server still sends its
  * `Content-Length`; a streamed one (an export) is passed through a counting
  * stream pulled only as the client reads, so it keeps its backpressure and
@@ -118,7 +153,8 @@ export async function countBody(
       try {
         result = await reader.read();
       } catch (error) {
-        end("error");
+        // A stalled client is cut by the export itself: the client's doing.
+        end(error instanceof ExportStalledError ? "client" : "error");
         controller.error(error);
         return;
       }

@@ -5,8 +5,10 @@
  */
 import { BODY_TIMEOUT_MS, ClientGoneError } from "./validation/body.ts";
 import {
+  type AbortCause,
   countBody,
   type FinishedRequest,
+  isoTimeNow,
   type RequestFinishedListener,
 } from "./finished_request.ts";
 import { healthz, readyz } from "./health.ts";
@@ -20,9 +22,10 @@ import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   ExportSlots,
 } from "./operations/export_slots.ts";
+import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "./operations/stall_watch.ts";
 import { triggerTest } from "./operations/trigger_test.ts";
 import { RequestValidationError } from "./validation/mod.ts";
-import { json } from "./responses.ts";
+import { bodyLengthOf, json } from "./responses.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
 import type { Store } from "./store/store.ts";
@@ -48,10 +51,10 @@ export interface HandlerOptions {
    */
   logError?: ErrorLogger;
   /**
-   * Called once per request when its response is over (for a streamed export:
-   * when the last byte was handed over, or the client went away), with what
-   * an access log needs. Never holds a token, a body or a query string.
-   * Default: none.
+   * Called once per request when its response is over (for a JSON answer:
+   * once it is built, its length known; for a streamed export: when the last
+   * byte was handed over, or the client went away), with what an access log
+   * needs. Never holds a token, a body or a query string. Default: none.
    */
   onRequestFinished?: RequestFinishedListener;
   /**
@@ -75,6 +78,30 @@ export interface HandlerOptions {
    * `TOO_MANY_EXPORTS` with `Retry-After: 1`. An integer from 1; default 16.
    */
   maxConcurrentExports?: number;
+  /**
+   * How many of them one project may stream at once (its share); its next
+   * one is answered 503 `TOO_MANY_EXPORTS` while other projects still
+   * export. An integer from 1; default half of `maxConcurrentExports`, at
+   * least 1.
+   */
+  maxExportsPerProject?: number;
+  /**
+   * The export slots to count in, shared with other handlers (e.g. the
+   * per-request handlers of one Worker isolate); when set,
+   * `maxConcurrentExports` and `maxExportsPerProject` are its own.
+   */
+  exportSlots?: ExportSlots;
+  /**
+   * How long an export's client may read nothing before the transfer is
+   * cut and its slot freed, in ms. Default 60 s.
+   */
+  exportStallTimeoutMs?: number;
+  /**
+   * Aborted when the server begins to shut down: from then on `GET /readyz`
+   * answers 503 `SERVICE_UNAVAILABLE`, so that load balancers stop sending
+   * new connections, while every other request is still served.
+   */
+  shutdownSignal?: AbortSignal;
 }
 
 const router = new Router<Operation>([
@@ -133,8 +160,13 @@ export function createHandler(options: HandlerOptions): Handler {
     bodyTimeoutMs = BODY_TIMEOUT_MS,
   } = options;
   const { onRequestFinished, readinessTimeout = 2000 } = options;
-  const exportSlots = new ExportSlots(
+  const {
+    exportStallTimeoutMs = DEFAULT_EXPORT_STALL_TIMEOUT_MS,
+    shutdownSignal,
+  } = options;
+  const exportSlots = options.exportSlots ?? new ExportSlots(
     options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
+    options.maxExportsPerProject,
   );
   /** Answers a request; `facts` collects what the access log needs. */
   const handle = async (
@@ -152,12 +184,14 @@ export function createHandler(options: HandlerOptions): Handler {
       response = await target({
         request,
         params,
-        store: facts === undefined ? store : grantRecorder(store, facts),
+        store: facts === undefined ? store : new GrantRecorder(store, facts),
         now,
         reportError,
         readinessTimeout,
         bodyTimeoutMs,
         exportSlots,
+        exportStallTimeoutMs,
+        shutdownSignal,
         headers,
       });
     } catch (error) {
@@ -178,12 +212,12 @@ export function createHandler(options: HandlerOptions): Handler {
   }
   return async (request) => {
     const started = performance.now();
-    const time = new Date().toISOString();
+    const time = isoTimeNow();
     const pathname = pathnameOf(request.url);
     const requestId = requestIdOf(request);
     const facts: RequestFacts = {};
     const response = await handle(request, pathname, requestId, facts);
-    return await countBody(response, (bytes, aborted) => {
+    const finish = (bytes: number, aborted: AbortCause | undefined) => {
       const finished: FinishedRequest = {
         time,
         requestId,
@@ -197,7 +231,13 @@ export function createHandler(options: HandlerOptions): Handler {
       if (facts.errorCode !== undefined) finished.errorCode = facts.errorCode;
       if (aborted !== undefined) finished.aborted = aborted;
       onRequestFinished(finished);
-    });
+    };
+    // A body built whole knows its length: it is over as far as the handler
+    // can tell, and goes to the server untouched. Only a stream is counted.
+    const bytes = bodyLengthOf(response);
+    if (bytes === undefined) return await countBody(response, finish);
+    finish(bytes, undefined);
+    return response;
   };
 }
 
@@ -221,22 +261,42 @@ function errorCodeOf(response: Response): string | undefined {
     (response.status === 422 ? "VALIDATION_ERROR" : undefined);
 }
 
-/** The store, noting the project of the grant its `findGrant` finds. */
-function grantRecorder(store: Store, facts: RequestFacts): Store {
-  return {
-    findGrant: async (tokenHash) => {
-      const grant = await store.findGrant(tokenHash);
-      if (grant !== undefined) facts.projectId = grant.projectId;
-      return grant;
-    },
-    callMessages: (projectId, callId) => store.callMessages(projectId, callId),
-    transcripts: (projectId, callIds) => store.transcripts(projectId, callIds),
-    deleteIntegration: (projectId, integrationId) =>
-      store.deleteIntegration(projectId, integrationId),
-    findFlow: (projectId, flowId) => store.findFlow(projectId, flowId),
-    recentCalls: (projectId, limit) => store.recentCalls(projectId, limit),
-    ping: () => store.ping(),
-  };
+/**
+ * The store, noting the project of the grant its `findGrant` finds. A class,
+ * so wrapping a request's store costs one small object, not seven closures.
+ */
+class GrantRecorder implements Store {
+  readonly #store: Store;
+  readonly #facts: RequestFacts;
+
+  constructor(store: Store, facts: RequestFacts) {
+    this.#store = store;
+    this.#facts = facts;
+  }
+
+  async findGrant(tokenHash: string) {
+    const grant = await this.#store.findGrant(tokenHash);
+    if (grant !== undefined) this.#facts.projectId = grant.projectId;
+    return grant;
+  }
+  callMessages(projectId: string, callId: string) {
+    return this.#store.callMessages(projectId, callId);
+  }
+  transcripts(projectId: string, callIds: readonly string[]) {
+    return this.#store.transcripts(projectId, callIds);
+  }
+  deleteIntegration(projectId: string, integrationId: string) {
+    return this.#store.deleteIntegration(projectId, integrationId);
+  }
+  findFlow(projectId: string, flowId: string) {
+    return this.#store.findFlow(projectId, flowId);
+  }
+  recentCalls(projectId: string, limit: number) {
+    return this.#store.recentCalls(projectId, limit);
+  }
+  ping() {
+    return this.#store.ping();
+  }
 }
 
 function serveOpenApi({ headers }: OperationContext): Promise<Response> {

@@ -35,7 +35,8 @@ export function healthz(
  * within `readinessTimeout` (default 2000 ms), 503 `SERVICE_UNAVAILABLE`
  * (ErrorResponseSchema) when it fails or takes longer. A store that serves
  * degraded (its `ping()` resolves with `{ degraded }`) is still ready: 200
- * `{"status": "degraded", "detail": "…"}`.
+ * `{"status": "degraded", "detail": "…"}`. Once `shutdownSignal` is aborted
+ * it answers 503 at once, without asking the store: the server is draining.
  *
  * @example
  * ```ts
@@ -54,8 +55,15 @@ export function healthz(
  * ```
  */
 export async function readyz(
-  { store, readinessTimeout = 2000, headers }: OperationContext,
+  { store, readinessTimeout = 2000, shutdownSignal, headers }: OperationContext,
 ): Promise<Response> {
+  if (shutdownSignal?.aborted) {
+    throw new HttpError(
+      503,
+      "SERVICE_UNAVAILABLE",
+      "The server is shutting down",
+    );
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<"late">((resolve) => {
     timer = setTimeout(() => resolve("late"), readinessTimeout);

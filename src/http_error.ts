@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { json } from "./responses.ts";
 
 /** The body of every error response but request validation's. */
 export interface ErrorResponseBody {
@@ -134,17 +135,20 @@ export class HttpError extends Error {
       error_code: errorCode,
       message,
     };
-    const response = new Response(JSON.stringify(body), {
-      status,
-      headers: { "content-type": "application/json", ...headers },
-    });
-    errorCodes.set(response, errorCode);
+    const response: Coded = json(body, status, headers);
+    response[ERROR_CODE] = errorCode;
     return response;
   }
 }
 
-/** The `error_code` of each response {@linkcode HttpError} rendered. */
-const errorCodes = new WeakMap<Response, string>();
+/**
+ * Where a response {@linkcode HttpError} rendered keeps its `error_code`: a
+ * property under a private symbol (cheaper than a WeakMap entry).
+ */
+const ERROR_CODE = Symbol("errorCode");
+
+/** A response carrying its `error_code`. */
+type Coded = Response & { [ERROR_CODE]?: string };
 
 /**
  * The `error_code` a response was rendered with by {@linkcode HttpError},
@@ -164,7 +168,7 @@ const errorCodes = new WeakMap<Response, string>();
  * ```
  */
 export function errorCodeOfResponse(response: Response): string | undefined {
-  return errorCodes.get(response);
+  return (response as Coded)[ERROR_CODE];
 }
 
 /** Headers as a plain record with lowercase names. */

@@ -1,8 +1,21 @@
 /**
- * The JSON responses the operations answer with.
+ * The responses the operations answer with. Each one built here knows its
+ * body's byte length from the start ({@linkcode bodyLengthOf}), so the access
+ * log never has to re-read a body to count it.
  *
  * @module
  */
+
+/**
+ * Where a response built here keeps its body length: a property under a
+ * private symbol, cheaper than a WeakMap entry per response (V8 pays for
+ * each in every garbage collection).
+ */
+const BODY_LENGTH = Symbol("bodyLength");
+
+/** A response carrying its body length. */
+type Measured = Response & { [BODY_LENGTH]?: number };
+
 /**
  * A JSON response.
  *
@@ -31,12 +44,13 @@ export function json(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { jsonText } from "./responses.ts";
+ * import { bodyLengthOf, jsonText } from "./responses.ts";
  *
- * const response = jsonText("[]", 201);
+ * const response = jsonText('["€"]', 201);
  * assert.equal(response.status, 201);
  * assert.equal(response.headers.get("content-type"), "application/json");
- * assert.deepEqual(await response.json(), []);
+ * assert.equal(bodyLengthOf(response), 7);
+ * assert.deepEqual(await response.json(), ["€"]);
  * ```
  */
 export function jsonText(
@@ -44,8 +58,85 @@ export function jsonText(
   status = 200,
   headers?: Readonly<Record<string, string>>,
 ): Response {
-  return new Response(text, {
+  // A string body and a plain header record keep @hono/node-server on its
+  // fast path (it writes them without building a web Response).
+  const response: Measured = new Response(text, {
     status,
     headers: { "content-type": "application/json", ...headers },
   });
+  response[BODY_LENGTH] = utf8Length(text);
+  return response;
+}
+
+/**
+ * A response without a body, e.g. a 204.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bodyLengthOf, empty } from "./responses.ts";
+ *
+ * const response = empty(204, { "x-request-id": "r1" });
+ * assert.equal(response.status, 204);
+ * assert.equal(response.body, null);
+ * assert.equal(bodyLengthOf(response), 0);
+ * ```
+ */
+export function empty(
+  status: number,
+  headers?: Readonly<Record<string, string>>,
+): Response {
+  const response: Measured = new Response(null, {
+    status,
+    headers: { ...headers },
+  });
+  response[BODY_LENGTH] = 0;
+  return response;
+}
+
+/**
+ * The byte length of a body built by {@linkcode json},
+ * {@linkcode jsonText} or {@linkcode empty}, read without touching the body.
+ *
+ * @param response Any response.
+ * @returns The length in bytes, or `undefined` for a response not built here
+ * (a streamed export, whose length is known only once it is sent).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bodyLengthOf, json } from "./responses.ts";
+ *
+ * assert.equal(bodyLengthOf(json({ ok: true })), 11);
+ * assert.equal(bodyLengthOf(new Response("streamed")), undefined);
+ * ```
+ */
+export function bodyLengthOf(response: Response): number | undefined {
+  return (response as Measured)[BODY_LENGTH];
+}
+
+/** Something beyond ASCII (more than one byte a character in UTF-8). */
+const NON_ASCII = /[^\x20-\x7e\t\n\r]/;
+
+/** The length of a string encoded as UTF-8, as `Response` encodes it. */
+function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (
+      code >= 0xd800 && code < 0xdc00 && i + 1 < text.length &&
+      (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    ) {
+      // A surrogate pair: one code point, four bytes.
+      bytes += 4;
+      i++;
+    } else {
+      // Other BMP characters; a lone surrogate is sent as U+FFFD, also three.
+      bytes += 3;
+    }
+  }
+  return bytes;
 }

@@ -16,7 +16,7 @@ import { fileURLToPath } from "node:url";
 import { runtimeName } from "../server/_serve.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { apiFixtures, TOKENS } from "./support/api_fixtures.ts";
-import { runBin } from "./support/mock_cli.ts";
+import { runBin, startMockCli } from "./support/mock_cli.ts";
 import { countRows, createTestDatabase } from "./support/postgres.ts";
 import { hashToken } from "../src/sha256.ts";
 import postgres from "postgres";
@@ -98,6 +98,22 @@ describe(`the callflow-api bin under ${runtimeName()}`, () => {
     const none = await cli([]);
     assert.equal(none.code, 2);
     assert.match(none.stderr, /^Missing command: serve, migrate or mock\n\n/);
+  });
+
+  it("takes --fixtures demo for the demo data in the mock too", async () => {
+    const mock = await startMockCli([
+      "mock",
+      "--port",
+      "0",
+      "--fixtures",
+      "demo",
+    ]);
+    try {
+      assert.match(mock.output(), /\(\w+, demo fixtures\)/);
+      assert.match(mock.output(), /demo-owner +owner +Acme/);
+    } finally {
+      await mock.stop();
+    }
   });
 
   it("refuses migrate without DATABASE_URL (exit 1)", async () => {

@@ -31,10 +31,14 @@ class SlowStore extends MemoryStore {
   }
 }
 
+/** A second project, to show the share of each. */
+const other = manyCalls({ prefix: "e2", calls: 40, messages: 20 });
+
 let store: MemoryStore;
 before(async () => {
   store = new MemoryStore();
   await store.seed(fixtures);
+  await store.seed(other.fixtures);
 });
 
 function handlerWith(options: Partial<HandlerOptions> = {}) {
@@ -57,7 +61,11 @@ async function assertRefused(response: Response, max: number): Promise<void> {
 
 describe("Concurrent exports", () => {
   it("refuses the export past the limit with 503 and Retry-After, until one ends", async () => {
-    const handler = handlerWith({ maxConcurrentExports: 2 });
+    // One project here: its share is the whole server's.
+    const handler = handlerWith({
+      maxConcurrentExports: 2,
+      maxExportsPerProject: 2,
+    });
     const running = [
       await handler(bulkExportRequest(TOKEN, callIds)),
       await handler(bulkExportRequest(TOKEN, callIds)),
@@ -141,7 +149,7 @@ describe("Concurrent exports", () => {
       // A writer with a process-wide pool of compressors (zip.js's, sized by
       // the cores) would let stalled downloads hold every slot of it.
       const stalled = Math.min(navigator.hardwareConcurrency + 1, 15);
-      const handler = handlerWith();
+      const handler = handlerWith({ maxExportsPerProject: 16 });
       const readers = [];
       for (let i = 0; i < stalled; i++) {
         const response = await handler(bulkExportRequest(TOKEN, callIds));
@@ -158,12 +166,20 @@ describe("Concurrent exports", () => {
     },
   );
 
-  it("allows 16 at once by default", async () => {
+  it("allows 16 at once by default, 8 per project", async () => {
     const handler = handlerWith();
     const running = await Promise.all(
-      Array.from(
-        { length: 16 },
-        () => handler(bulkExportRequest(TOKEN, callIds)),
+      [TOKEN, other.token].flatMap((token) =>
+        Array.from(
+          { length: 8 },
+          () =>
+            handler(
+              bulkExportRequest(
+                token,
+                token === TOKEN ? callIds : other.callIds,
+              ),
+            ),
+        )
       ),
     );
     assert.ok(running.every((response) => response.status === 200));
@@ -171,10 +187,45 @@ describe("Concurrent exports", () => {
     await Promise.all(running.map((response) => response.body!.cancel()));
   });
 
+  it("refuses a project past its share while another project still exports", async () => {
+    const handler = handlerWith({ maxConcurrentExports: 4 }); // share: 2
+    const first = await Promise.all([
+      handler(bulkExportRequest(TOKEN, callIds)),
+      handler(bulkExportRequest(TOKEN, callIds)),
+    ]);
+    assert.deepEqual(first.map((response) => response.status), [200, 200]);
+    const refused = await handler(bulkExportRequest(TOKEN, callIds));
+    assert.equal(refused.status, 503);
+    assert.equal(refused.headers.get("retry-after"), "1");
+    assert.deepEqual(await refused.json(), {
+      status: "error",
+      error_code: "TOO_MANY_EXPORTS",
+      message:
+        "This project is streaming its maximum of 2 exports at once; retry shortly",
+    });
+    // The other project gets the slots the first one may not take...
+    const others = await Promise.all([
+      handler(bulkExportRequest(other.token, other.callIds)),
+      handler(bulkExportRequest(other.token, other.callIds)),
+    ]);
+    assert.deepEqual(others.map((response) => response.status), [200, 200]);
+    // ...and the first gets its slot back once one of its exports ends.
+    await first[0]!.body!.cancel();
+    const again = await handler(bulkExportRequest(TOKEN, callIds));
+    assert.equal(again.status, 200);
+    await Promise.all(
+      [first[1]!, ...others, again].map((response) => response.body!.cancel()),
+    );
+  });
+
   it("refuses a limit that is not an integer from 1", () => {
     for (const max of [0, -1, 1.5, Number.NaN]) {
       assert.throws(
         () => handlerWith({ maxConcurrentExports: max }),
+        RangeError,
+      );
+      assert.throws(
+        () => handlerWith({ maxExportsPerProject: max }),
         RangeError,
       );
     }

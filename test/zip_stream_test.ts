@@ -102,6 +102,23 @@ describe("ZipStream", () => {
     await assert.rejects(zip.add("more.json"), /store failed/);
   });
 
+  it("errors the archive and stops its writer when a compressor fails", async () => {
+    const zip = new ZipStream({
+      lastModified,
+      gzip: () =>
+        new TransformStream({
+          transform() {
+            throw new Error("deflate failed");
+          },
+        }),
+    });
+    const reading = new Response(zip.readable).arrayBuffer();
+    const entry = await zip.add("a.json");
+    entry.write("x".repeat(70_000)); // fills and hands over a buffer
+    await assert.rejects(reading, /deflate failed/);
+    await assert.rejects(zip.add("b.json"), /deflate failed/);
+  });
+
   it("turns cancelled and refuses more data once its reader cancels", async () => {
     const zip = new ZipStream({ lastModified });
     const entry = await zip.add("a.json");

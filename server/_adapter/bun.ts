@@ -3,9 +3,11 @@
  *
  * @module
  */
-import type { Handler } from "../../src/handler.ts";
+import { bodyLengthOf } from "../../src/responses.ts";
+import { Drain } from "./drain.ts";
 import {
   type RunningServer,
+  type ServedHandler,
   type ServeOptions,
   serverUrl,
   serveTimeouts,
@@ -21,9 +23,12 @@ interface BunRuntime {
   }): BunServer;
 }
 
-interface BunServer {
+/** The part of Bun's server this adapter uses. */
+export interface BunServer {
   port: number;
   hostname: string;
+  /** Responses still going, bodies included. */
+  pendingRequests: number;
   stop(force?: boolean): Promise<void>;
   /** Sets one request's idle timeout, in seconds (0: none). */
   timeout(request: Request, seconds: number): void;
@@ -47,28 +52,58 @@ interface BunServer {
  * ```
  */
 export function serveBun(
-  handler: Handler,
+  handler: ServedHandler,
   { port, hostname, timeouts }: ServeOptions,
 ): Promise<RunningServer> {
   const bun = (globalThis as unknown as { Bun: BunRuntime }).Bun;
   const { idleSeconds } = serveTimeouts(timeouts);
+  const drain = new Drain(() => server.pendingRequests);
   const server = bun.serve({
     port,
     hostname,
     idleTimeout: Math.min(Math.max(Math.round(idleSeconds), 0), 255),
-    fetch: async (request, self) => {
-      const response = await handler(request);
-      // A slow client reading a large ZIP must not be cut off (Bun counts a
-      // client that reads nothing for a while as idle).
-      if (response.headers.get("content-type") === "application/zip") {
-        self.timeout(request, 0);
-      }
-      return response;
-    },
+    fetch: drainedBunFetch(handler, drain),
   });
   return Promise.resolve({
     url: serverUrl(server.hostname, server.port),
     port: server.port,
     close: () => server.stop(),
+    drain,
+    cut: () => void server.stop(true),
   });
+}
+
+/**
+ * The handler as `Bun.serve` calls it, its requests' arrivals noted in
+ * `drain` (which counts those still going with `server.pendingRequests`).
+ * The bulk export's ZIP gets no idle timeout, so a slow reader is not cut
+ * off by Bun; the export's own stall deadline ends one that reads nothing.
+ *
+ * @example
+ * ```ts ignore
+ * import { Drain } from "./drain.ts";
+ * import { drainedBunFetch } from "./bun.ts";
+ *
+ * Bun.serve({ fetch: drainedBunFetch(handler, new Drain()) });
+ * ```
+ */
+export function drainedBunFetch(
+  handler: ServedHandler,
+  drain: Drain,
+): (request: Request, server: BunServer) => Promise<Response> {
+  return async (request, server) => {
+    drain.arrive(request);
+    const response = await handler(request, server);
+    // A slow client reading a large ZIP must not be cut off (Bun counts a
+    // client that reads nothing for a while as idle). Only a streamed body
+    // (one of no known length) can be one: a JSON answer's headers are
+    // never read here.
+    if (
+      bodyLengthOf(response) === undefined &&
+      response.headers.get("content-type") === "application/zip"
+    ) {
+      server.timeout(request, 0);
+    }
+    return drain.respond(response);
+  };
 }

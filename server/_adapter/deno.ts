@@ -3,8 +3,28 @@
  *
  * @module
  */
-import type { Handler } from "../../src/handler.ts";
-import { type RunningServer, type ServeOptions, serverUrl } from "./server.ts";
+import { Drain } from "./drain.ts";
+import {
+  type RunningServer,
+  type ServedHandler,
+  type ServeOptions,
+  serverUrl,
+} from "./server.ts";
+
+/** What `Deno.serve` hands a handler beside the request. */
+export interface DenoServeInfo {
+  /**
+   * Settles once the response, body included, is sent or dropped (Deno
+   * 2.x; absent on some hosts).
+   */
+  completed?: Promise<void>;
+}
+
+/** A handler as `Deno.serve` and `deno serve` call it. */
+export type DenoHandler = (
+  request: Request,
+  info?: DenoServeInfo,
+) => Promise<Response>;
 
 /** The part of Deno's API this adapter uses. */
 interface DenoRuntime {
@@ -14,8 +34,36 @@ interface DenoRuntime {
       hostname: string;
       onListen: (address: { hostname: string; port: number }) => void;
     },
-    handler: Handler,
+    handler: DenoHandler,
   ): { shutdown(): Promise<void> };
+}
+
+/**
+ * The handler, its requests counted in `drain` until their response is
+ * sent (`info.completed`), for `Deno.serve` and `deno serve`.
+ *
+ * @example
+ * ```ts ignore
+ * import { Drain } from "./drain.ts";
+ * import { drainedDenoHandler } from "./deno.ts";
+ *
+ * Deno.serve(drainedDenoHandler(handler, new Drain()));
+ * ```
+ */
+export function drainedDenoHandler(
+  handler: ServedHandler,
+  drain: Drain,
+): DenoHandler {
+  return (request, info) => {
+    const done = drain.arrive(request);
+    const response = handler(request, info).then((response) =>
+      drain.respond(response)
+    );
+    // Hosts without `completed` (older Deno): counted until it is answered.
+    const completed = info?.completed ?? response;
+    completed.then(done, done);
+    return response;
+  };
 }
 
 /**
@@ -23,7 +71,8 @@ interface DenoRuntime {
  * `Deno.serve` has no deadline settings, so `timeouts` are ignored here: a
  * connection whose headers never end stays open until the client leaves,
  * and only the handler's own body deadline ends a body that never ends
- * (e.g. chunked framing Deno waits on forever). Upstream:
+ * (e.g. chunked framing Deno waits on forever), and the bulk export's own
+ * stall deadline a response nobody reads. Upstream:
  * https://github.com/denoland/deno/issues/3515.
  *
  * @example
@@ -35,10 +84,11 @@ interface DenoRuntime {
  * ```
  */
 export function serveDeno(
-  handler: Handler,
+  handler: ServedHandler,
   { port, hostname }: ServeOptions,
 ): Promise<RunningServer> {
   const deno = (globalThis as unknown as { Deno: DenoRuntime }).Deno;
+  const drain = new Drain();
   return new Promise((resolve) => {
     const server = deno.serve({
       port,
@@ -48,8 +98,11 @@ export function serveDeno(
           url: serverUrl(address.hostname, address.port),
           port: address.port,
           close: () => server.shutdown(),
+          drain,
+          // Deno cannot close a connection from JavaScript: exiting does.
+          cut: () => {},
         });
       },
-    }, handler);
+    }, drainedDenoHandler(handler, drain));
   });
 }

@@ -4,10 +4,12 @@
  * @module
  */
 import { serve } from "@hono/node-server";
+import type { EventEmitter } from "node:events";
 import type { AddressInfo } from "node:net";
-import type { Handler } from "../../src/handler.ts";
+import { Drain } from "./drain.ts";
 import {
   type RunningServer,
+  type ServedHandler,
   type ServeOptions,
   serverUrl,
   serveTimeouts,
@@ -18,7 +20,8 @@ import {
  * Node closes a connection whose headers take longer than `headersMs` and
  * answers 408 to a request not received whole within `requestMs` (both
  * checked every second); idle keep-alive connections close after
- * `keepAliveMs`. A response, however slowly read, has no deadline.
+ * `keepAliveMs`. A response, however slowly read, has no deadline (the bulk
+ * export has its own stall deadline).
  *
  * @example
  * ```ts ignore
@@ -29,7 +32,7 @@ import {
  * ```
  */
 export function serveNode(
-  handler: Handler,
+  handler: ServedHandler,
   { port, hostname, timeouts }: ServeOptions,
 ): Promise<RunningServer> {
   const { headersMs, requestMs, keepAliveMs } = serveTimeouts(timeouts);
@@ -41,8 +44,13 @@ export function serveNode(
     // would fire up to 30 s late.
     connectionsCheckingInterval: 1000,
   };
+  const drain = new Drain();
+  const fetch = (request: Request, env: { outgoing: EventEmitter }) => {
+    env.outgoing.once("close", drain.arrive(request));
+    return handler(request, env).then((response) => drain.respond(response));
+  };
   return new Promise((resolve, reject) => {
-    const options = { fetch: handler, port, hostname, serverOptions };
+    const options = { fetch, port, hostname, serverOptions };
     const server = serve(options, (info) => {
       const address = info as AddressInfo;
       resolve({
@@ -53,6 +61,10 @@ export function serveNode(
             server.close((error) => (error ? fail(error) : done()));
             if ("closeIdleConnections" in server) server.closeIdleConnections();
           }),
+        drain,
+        cut: () => {
+          if ("closeAllConnections" in server) server.closeAllConnections();
+        },
       });
     });
     server.once("error", reject);

@@ -3,6 +3,17 @@
  *
  * @module
  */
+import type { Drain } from "./drain.ts";
+
+/**
+ * A handler as the adapters call it: the request, and what the runtime's
+ * server passes beside it (Node: `{ incoming, outgoing }`; Deno: `info`; Bun:
+ * `server`), which a plain `Handler` ignores.
+ */
+export type ServedHandler = (
+  request: Request,
+  runtimeArgument?: unknown,
+) => Promise<Response>;
 
 /** Options of a runtime's `serve`. */
 export interface ServeOptions {
@@ -32,11 +43,18 @@ export interface ServeTimeouts {
    * body deadline, so it is longer.
    */
   requestMs: number;
-  /** Node: how long an idle keep-alive connection stays open (ms). */
+  /**
+   * Node: how long an idle keep-alive connection stays open (ms). Longer
+   * than the idle timeouts of common load balancers (60 s on AWS ALB and
+   * Google's, 50–60 s elsewhere), so that the balancer, not the server,
+   * closes an idle connection: a server closing it races the balancer's
+   * next request on it, which then fails.
+   */
   keepAliveMs: number;
   /**
    * Bun: `idleTimeout`, in seconds (at most 255; Bun checks it every 4 s).
-   * Bun closes an idle keep-alive connection after it, and also a request
+   * Bun closes an idle keep-alive connection after it (so it is longer than
+   * balancers' idle timeouts, as `keepAliveMs`), and also a request
    * whose body is still arriving (body bytes do not restart Bun's timer), so
    * it is longer than the handler's 30-s body deadline, which answers 408
    * first. The bulk export's ZIP is exempt, so a slow reader is not cut off
@@ -48,7 +66,9 @@ export interface ServeTimeouts {
 
 /**
  * The default deadlines: headers within 10 s, the whole request within 40 s,
- * keep-alive connections idle for 5 s (Node), Bun's idle timeout 40 s.
+ * keep-alive connections idle for 65 s (Node), Bun's idle timeout 65 s. The
+ * headers deadline may stay below the keep-alive one: Node (18 and later)
+ * counts it from a request's first byte, not over an idle connection.
  *
  * @example
  * ```ts
@@ -61,8 +81,8 @@ export interface ServeTimeouts {
 export const DEFAULT_TIMEOUTS: Readonly<ServeTimeouts> = Object.freeze({
   headersMs: 10_000,
   requestMs: 40_000,
-  keepAliveMs: 5_000,
-  idleSeconds: 40,
+  keepAliveMs: 65_000,
+  idleSeconds: 65,
 });
 
 /**
@@ -74,7 +94,7 @@ export const DEFAULT_TIMEOUTS: Readonly<ServeTimeouts> = Object.freeze({
  * import { serveTimeouts } from "./server.ts";
  *
  * assert.equal(serveTimeouts({ headersMs: 2000 }).headersMs, 2000);
- * assert.equal(serveTimeouts().keepAliveMs, 5000);
+ * assert.equal(serveTimeouts().keepAliveMs, 65_000);
  * ```
  */
 export function serveTimeouts(
@@ -91,6 +111,13 @@ export interface RunningServer {
   port: number;
   /** Stops accepting connections and resolves once in-flight requests end. */
   close(): Promise<void>;
+  /** Its requests, counted for a graceful shutdown (see `shutDown`). */
+  drain: Drain;
+  /**
+   * Closes every connection now, responses still going included (Deno: none
+   * can be closed from JavaScript; the process's exit does it).
+   */
+  cut(): void;
 }
 
 /**

@@ -9,7 +9,11 @@ import { parseBulkRequest } from "../validation/mod.ts";
 import { HttpError } from "../http_error.ts";
 import { transcriptArchive } from "../transcript_archive.ts";
 import type { OperationContext } from "./context.ts";
-import { releasedAtEnd } from "./export_slots.ts";
+import type { ExportRefusal } from "./export_slots.ts";
+import {
+  DEFAULT_EXPORT_STALL_TIMEOUT_MS,
+  watchedExport,
+} from "./stall_watch.ts";
 
 /** When a client refused for too many exports should try again, in seconds. */
 const RETRY_AFTER_SECONDS = "1";
@@ -18,8 +22,10 @@ const RETRY_AFTER_SECONDS = "1";
  * Answers with a streamed ZIP of the requested calls' transcripts, or 404
  * `NO_TRANSCRIPTS_FOUND` when none of them has a message. The 404 decision is
  * made on the store's first chunk, before any byte is sent. When the
- * context's export slots are all taken, answers 503 `TOO_MANY_EXPORTS` with
- * `Retry-After`; a slot is held until the ZIP ends, fails or is cancelled.
+ * context's export slots are all taken, or the project's share of them,
+ * answers 503 `TOO_MANY_EXPORTS` with `Retry-After`; a slot is held until the
+ * ZIP ends, fails, is cancelled, or its client has read nothing for
+ * `exportStallTimeoutMs` (then the transfer is cut).
  *
  * @example
  * ```ts
@@ -47,6 +53,7 @@ export async function bulkDownload(
     reportError,
     bodyTimeoutMs,
     exportSlots,
+    exportStallTimeoutMs = DEFAULT_EXPORT_STALL_TIMEOUT_MS,
     headers,
   }: OperationContext,
 ): Promise<Response> {
@@ -60,17 +67,10 @@ export async function bulkDownload(
   );
   authorize(grant, "transcripts:read");
 
-  const release = exportSlots === undefined ? () => {} : exportSlots.take();
-  if (release === undefined) {
-    throw new HttpError(
-      503,
-      "TOO_MANY_EXPORTS",
-      `The server is streaming its maximum of ${
-        exportSlots!.max
-      } exports at once; retry shortly`,
-      { headers: { "retry-after": RETRY_AFTER_SECONDS } },
-    );
-  }
+  const release = exportSlots === undefined
+    ? () => {}
+    : exportSlots.take(grant.projectId);
+  if (typeof release !== "function") throw tooManyExports(release);
   let archive: ReadableStream<Uint8Array>;
   try {
     const chunks = store.transcripts(grant.projectId, callIds)
@@ -91,11 +91,26 @@ export async function bulkDownload(
     release();
     throw error;
   }
-  return new Response(releasedAtEnd(archive, release), {
+  const body = watchedExport(archive, {
+    stallTimeoutMs: exportStallTimeoutMs,
+    onEnd: release,
+  });
+  return new Response(body, {
     headers: {
       "content-type": "application/zip",
       "content-disposition": 'attachment; filename="transcripts.zip"',
       ...headers,
     },
   });
+}
+
+function tooManyExports({ full, max }: ExportRefusal): HttpError {
+  return new HttpError(
+    503,
+    "TOO_MANY_EXPORTS",
+    full === "server"
+      ? `The server is streaming its maximum of ${max} exports at once; retry shortly`
+      : `This project is streaming its maximum of ${max} exports at once; retry shortly`,
+    { headers: { "retry-after": RETRY_AFTER_SECONDS } },
+  );
 }

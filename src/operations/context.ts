@@ -22,6 +22,10 @@ export interface OperationContext {
   bodyTimeoutMs?: number;
   /** The bound on concurrent bulk exports; none when left out. */
   exportSlots?: ExportSlots;
+  /** How long an export's client may read nothing before it is cut, in ms. */
+  exportStallTimeoutMs?: number;
+  /** Aborted once the server shuts down: `GET /readyz` then answers 503. */
+  shutdownSignal?: AbortSignal | undefined;
   /**
    * Headers every response carries (the handler's `X-Request-Id`): set when
    * the response is built, never added to it afterwards, which would cost

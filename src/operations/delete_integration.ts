@@ -5,6 +5,7 @@
  */
 import { allows, authenticate } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
+import { empty } from "../responses.ts";
 import type { Grant } from "../store/store.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import type { OperationContext } from "./context.ts";
@@ -82,5 +83,5 @@ export async function deleteIntegration(
       headers,
     );
   }
-  return new Response(null, { status: 204, headers: { ...headers } });
+  return empty(204, headers);
 }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { json } from "../responses.ts";
 
 /** One entry of an HTTPValidationError's `detail`, as Pydantic v2 reports it. */
 export interface ValidationIssue {
@@ -70,9 +71,6 @@ export class RequestValidationError extends Error {
    * @param headers More headers to send, e.g. the request id.
    */
   toResponse(headers?: Readonly<Record<string, string>>): Response {
-    return new Response(JSON.stringify(this.toJSON()), {
-      status: 422,
-      headers: { "content-type": "application/json", ...headers },
-    });
+    return json(this.toJSON(), 422, headers);
   }
 }

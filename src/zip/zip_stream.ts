@@ -51,6 +51,8 @@ const ENTRY_OUTPUT_BYTES = 256 * 1024;
 const BUFFER_BYTES = 64 * 1024;
 /** How many buffers an archive may have: 512 KiB of text not yet deflated. */
 const MAX_BUFFERS = 8;
+/** How many of an entry's buffers are kept for the entries after it. */
+const REUSED_PER_ENTRY = 2;
 
 const encoder = new TextEncoder();
 const ONE_ASCII: TextEncoderEncodeIntoResult = { read: 1, written: 1 };
@@ -66,6 +68,8 @@ class Entry {
   /** The buffer being filled, and how much of it is. */
   buffer: Uint8Array<ArrayBuffer> | undefined;
   filled = 0;
+  /** Buffers handed to the compressor, reusable once it has ended. */
+  readonly handedOver: Uint8Array<ArrayBuffer>[] = [];
   /** Where its local header starts, once it is being sent. */
   offset: number | undefined;
 
@@ -143,6 +147,8 @@ export class ZipStream {
   #offset = 0;
   /** Buffers being filled or not yet taken in by a compressor. */
   #buffers = 0;
+  /** Buffers of entries whose compressors have ended, free for reuse. */
+  readonly #free: Uint8Array<ArrayBuffer>[] = [];
   /** Uncompressed bytes of the entries after the one being sent. */
   #readAhead = 0;
   #closed = false;
@@ -159,7 +165,12 @@ export class ZipStream {
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     this.readable = new ReadableStream<Uint8Array>({
       start: (c) => void (controller = c),
-      pull: () => this.#pull(controller),
+      pull: () =>
+        this.#pull(controller).catch((error: unknown) => {
+          // A compressor that failed stops the writer too.
+          this.#fail(error);
+          throw error;
+        }),
       cancel: (reason) => {
         this.#cancelled = true;
         this.#fail(reason);
@@ -263,13 +274,13 @@ export class ZipStream {
   #takeBuffer(): Uint8Array<ArrayBuffer> | undefined {
     if (this.#buffers === MAX_BUFFERS) return undefined;
     this.#buffers += 1;
-    return new Uint8Array(BUFFER_BYTES);
+    return this.#free.pop() ?? new Uint8Array(BUFFER_BYTES);
   }
 
   /**
-   * Hands the entry's buffer to its compressor. Never reused: Node's
-   * `CompressionStream` resolves a write of less than 16 KiB before zlib has
-   * read it.
+   * Hands the entry's buffer to its compressor. Reused only once the
+   * compressor has ended: Node's `CompressionStream` resolves a write of less
+   * than 16 KiB before zlib has read it.
    */
   #flush(entry: Entry): void {
     const { buffer, filled } = entry;
@@ -280,8 +291,13 @@ export class ZipStream {
       this.#buffers -= 1;
       this.#notify();
     };
-    if (filled === 0) release();
-    else {
+    if (filled === 0) {
+      this.#free.push(buffer);
+      release();
+    } else {
+      if (entry.handedOver.length < REUSED_PER_ENTRY) {
+        entry.handedOver.push(buffer);
+      }
       entry.writer.write(buffer.subarray(0, filled)).then(
         release,
         (error) => this.#fail(error),
@@ -332,6 +348,8 @@ export class ZipStream {
         offset: head.offset,
       });
       this.#entries.shift();
+      // Its compressor has ended: it will read none of them again.
+      this.#free.push(...head.handedOver);
       this.#readAhead -= this.#entries[0]?.size ?? 0;
       this.#notify();
       return;

@@ -438,11 +438,25 @@ describe("the packed package in a fresh project", () => {
       assert.equal(line.project_id, "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11");
       const afterStart = server.stdout.slice(server.stdout.indexOf("Health:"));
       assert.ok(!afterStart.includes("consumer-owner"), "no token logged");
+
+      // Stopped, the installed server drains: /readyz answers 503 while it
+      // still listens, then it stops.
+      const stopping = server.stop();
+      let ready = 0;
+      for (const end = Date.now() + 3000; Date.now() < end && ready !== 503;) {
+        const response = await fetch(`${url}/readyz`).catch(() => undefined);
+        if (response === undefined) break;
+        ready = response.status;
+        await response.arrayBuffer();
+      }
+      assert.equal(ready, 503, server.output);
+      await stopping;
     } finally {
       await server.stop();
     }
     // npx itself dies of the group's SIGTERM; the server shut down cleanly.
     assert.match(server.stdout, /SIGTERM: shutting down/);
+    assert.match(server.stdout, /Stopped after \d+ ms/);
   });
 
   it("prints the version with `serve --version` and refuses a bad --port", () => {

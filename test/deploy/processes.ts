@@ -112,6 +112,20 @@ export class ServerProcess {
     throw new Error(`${url} not ready\n${this.output}`);
   }
 
+  /** Whether the process is still running. */
+  get running(): boolean {
+    return this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  /**
+   * Sends the process (not its group) a signal. Through `process.kill`, not
+   * `child.kill`: after `child.kill`, Deno 2.9's node:child_process reports
+   * the exit as that signal even when the child handled it and exited 0.
+   */
+  kill(signal: NodeJS.Signals): void {
+    process.kill(this.#child.pid!, signal);
+  }
+
   /**
    * Sends SIGTERM to the process itself, not its group (as systemd's main
    * process, Docker's PID 1 or a process manager's child gets it), and

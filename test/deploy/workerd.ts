@@ -3,7 +3,8 @@
  * with `bun build` and run under workerd through Miniflare (npm `miniflare`,
  * which ships the workerd binary): every operation on the memory store, then
  * on Postgres reached through workerd's sockets (`cloudflare:sockets`), the
- * database migrated and seeded from Node first.
+ * database migrated and seeded from Node first, with the export slots
+ * shared by the isolate's per-request handlers.
  *
  * Run under Node only: `node --test test/deploy/workerd.ts`.
  *
@@ -23,6 +24,7 @@ import {
   createTestDatabase,
   type TestDatabase,
 } from "../support/postgres.ts";
+import { manyCalls, noise } from "../support/many_calls.ts";
 import { bundle } from "./bundle.ts";
 import {
   checkBulkExport,
@@ -172,5 +174,76 @@ describe("the Worker under workerd (Miniflare)", () => {
       await checkTriggerTest(send);
       await checkDeleteTwice(send, DEMO.mcpIntegration);
     });
+  });
+
+  describe("export slots shared by the isolate's requests, on Postgres", () => {
+    /** Two projects' exports of about 8 MB: an unread one stays open. */
+    const first = manyCalls({
+      prefix: "6a",
+      calls: 120,
+      messages: 50,
+      message: (call, index) => ({ text: noise(call * 1000 + index, 2000) }),
+    });
+    const second = manyCalls({ prefix: "6b", calls: 3, messages: 2 });
+    let db: TestDatabase;
+    let worker: Miniflare;
+    before(async () => {
+      db = await createTestDatabase();
+      const store = await openPostgresStore(db.url, { max: 2 });
+      await store.seed(first.fixtures);
+      await store.seed(second.fixtures);
+      await store.close();
+      worker = startWorker({
+        LOG_LEVEL: "off",
+        DATABASE_URL: db.url,
+        MAX_CONCURRENT_EXPORTS: 2, // a number, as wrangler's [vars] give it
+        MAX_EXPORTS_PER_PROJECT: "1",
+      });
+    });
+    after(async () => {
+      await worker?.dispose();
+      await db?.drop();
+    });
+
+    const exportOf = (calls: typeof first) =>
+      worker.dispatchFetch("http://worker.test/v1/call/message/bulk", {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${calls.token}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify({ call_ids: calls.callIds }),
+      });
+
+    it(
+      "refuses a project past its share across requests, not another project",
+      {
+        timeout: 120_000,
+      },
+      async () => {
+        const running = await exportOf(first);
+        assert.equal(running.status, 200);
+        const reader = running.body!.getReader();
+        assert.equal((await reader.read()).done, false);
+
+        const refused = await exportOf(first);
+        assert.equal(refused.status, 503);
+        assert.deepEqual(await refused.json(), {
+          status: "error",
+          error_code: "TOO_MANY_EXPORTS",
+          message:
+            "This project is streaming its maximum of 1 exports at once; retry shortly",
+        });
+        const other = await exportOf(second);
+        assert.equal(other.status, 200);
+        await other.arrayBuffer();
+
+        // Read to its end, the export gives its slot back.
+        while (!(await reader.read()).done);
+        const again = await exportOf(first);
+        assert.equal(again.status, 200);
+        await again.arrayBuffer();
+      },
+    );
   });
 });

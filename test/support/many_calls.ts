@@ -89,3 +89,26 @@ export function bulkExportRequest(
     body: JSON.stringify({ call_ids: callIds }),
   });
 }
+
+/**
+ * Text that deflates poorly (base-36 digits of a linear congruential
+ * sequence), so that an export of it outgrows the sockets' buffers.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { noise } from "./many_calls.ts";
+ *
+ * assert.equal(noise(1, 100).length, 100);
+ * assert.equal(noise(1, 100), noise(1, 100));
+ * ```
+ */
+export function noise(seed: number, length: number): string {
+  let state = seed;
+  let text = "";
+  while (text.length < length) {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    text += state.toString(36);
+  }
+  return text.slice(0, length);
+}

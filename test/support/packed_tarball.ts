@@ -7,7 +7,7 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, statSync } from "node:fs";
+import { mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import process from "node:process";
@@ -37,6 +37,7 @@ export function packedTarball(): PackedTarball {
   let path = process.env.CALLFLOW_TARBALL;
   if (path === undefined || path === "") {
     const directory = mkdtempSync(join(tmpdir(), "callflow-pack-"));
+    process.once("exit", () => rmSync(directory, { recursive: true }));
     // Node 24 first, so `prepack` (the build) runs on it.
     const output = execFileSync(
       "npm",

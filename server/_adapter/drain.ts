@@ -1,0 +1,134 @@
+/**
+ * What a graceful shutdown needs to know of a server, whatever the runtime:
+ * how many responses are still going, when the last request arrived, and
+ * whether to ask clients to close their connections.
+ *
+ * @module
+ */
+
+/**
+ * How long no request may have arrived before a draining server counts as
+ * drained, in ms: long enough for the clients of its kept-alive connections
+ * to send their next request (answered with `Connection: close`) rather
+ * than have the connection closed under them.
+ */
+export const QUIET_MS = 1000;
+
+/** The probes a balancer keeps calling while a server drains. */
+const PROBES = /^https?:\/\/[^/]*\/(?:readyz|healthz)(?:\?|$)/;
+
+/**
+ * A server's requests, counted for a graceful shutdown. The adapter calls
+ * {@linkcode Drain.arrive} as a request comes in and what it returns once
+ * the response is over (its body sent or dropped), and sends the response
+ * through {@linkcode Drain.respond}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Drain } from "./drain.ts";
+ *
+ * const drain = new Drain();
+ * const done = drain.arrive(new Request("http://x/v1/call/1/message"));
+ * drain.begin();
+ * assert.equal(drain.inFlight, 1);
+ * const response = drain.respond(new Response("ok"));
+ * assert.equal(response.headers.get("connection"), "close");
+ * done();
+ * assert.equal(drain.inFlight, 0);
+ * assert.equal(drain.idle(0), true);
+ * assert.equal(drain.idle(60_000), false); // a request arrived just now
+ * ```
+ */
+export class Drain {
+  #inFlight = 0;
+  #lastArrival = performance.now();
+  #draining = false;
+  readonly #pending: (() => number) | undefined;
+
+  /**
+   * Creates the counter.
+   *
+   * @param pending The runtime's own count of responses still going (Bun's
+   * `server.pendingRequests`), used instead of the calls of `arrive`'s
+   * result.
+   */
+  constructor(pending?: () => number) {
+    this.#pending = pending;
+  }
+
+  /** Whether the server is draining (see {@linkcode Drain.begin}). */
+  get draining(): boolean {
+    return this.#draining;
+  }
+
+  /** How many responses are still going. */
+  get inFlight(): number {
+    return this.#pending?.() ?? this.#inFlight;
+  }
+
+  /**
+   * Notes a request's arrival (a health probe's only before the drain).
+   *
+   * @param request The request.
+   * @returns What to call once its response is over; later calls do nothing.
+   */
+  arrive(request: Request): () => void {
+    if (!this.#draining || !PROBES.test(request.url)) {
+      this.#lastArrival = performance.now();
+    }
+    this.#inFlight += 1;
+    let going = true;
+    return () => {
+      if (!going) return;
+      going = false;
+      this.#inFlight -= 1;
+    };
+  }
+
+  /**
+   * The response to send: while draining, with `Connection: close`, so that
+   * the client opens its next connection (which a balancer sends elsewhere).
+   *
+   * @param response The handler's response.
+   * @returns The same response.
+   */
+  respond(response: Response): Response {
+    if (this.#draining) {
+      try {
+        response.headers.set("connection", "close");
+      } catch {
+        // Immutable headers: the connection closes when the server stops.
+      }
+    }
+    return response;
+  }
+
+  /** Starts draining: every response from now on asks to close. */
+  begin(): void {
+    this.#draining = true;
+  }
+
+  /**
+   * Whether nothing is going and no request arrived for `quietMs`.
+   *
+   * @param quietMs How long no request may have arrived, in ms.
+   */
+  idle(quietMs: number): boolean {
+    return this.inFlight === 0 &&
+      performance.now() - this.#lastArrival >= quietMs;
+  }
+
+  /**
+   * Resolves once {@linkcode Drain.idle} (checked every 50 ms), or when
+   * `signal` is aborted.
+   *
+   * @param quietMs How long no request may have arrived, in ms.
+   * @param signal Ends the wait early.
+   */
+  async settled(quietMs: number, signal: AbortSignal): Promise<void> {
+    while (!this.idle(quietMs) && !signal.aborted) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The export stall deadline over real sockets, on the server of the runtime
+ * running this file (Deno's has no deadlines of its own): a client that
+ * stops reading is cut once it has read nothing for the deadline, and its
+ * slot goes to the next export; a slow client that keeps reading is not.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { FinishedRequest } from "../src/finished_request.ts";
+import { createHandler } from "../src/handler.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import { type RunningServer, serve } from "../server/_serve.ts";
+import { manyCalls, noise } from "./support/many_calls.ts";
+import { RawExport } from "./support/raw_export.ts";
+import { readZip } from "./support/zip_reader.ts";
+
+/** About 12 MB of transcripts: a ZIP far larger than the socket buffers. */
+const big = manyCalls({
+  prefix: "5e",
+  calls: 120,
+  messages: 50,
+  message: (call, index) => ({ text: noise(call * 1000 + index, 2000) }),
+});
+
+const STALL_MS = 1000;
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+let server: RunningServer;
+let store: MemoryStore;
+const finished: FinishedRequest[] = [];
+before(async () => {
+  store = new MemoryStore();
+  await store.seed(big.fixtures);
+  const handler = createHandler({
+    store,
+    logError: () => {},
+    maxConcurrentExports: 1,
+    exportStallTimeoutMs: STALL_MS,
+    onRequestFinished: (request) => finished.push(request),
+  });
+  server = await serve(handler, { port: 0, hostname: "127.0.0.1" });
+});
+after(() => server?.close());
+
+/** Asks for an export until one is served, for at most `ms`. */
+async function exportServedWithin(ms: number): Promise<Response | undefined> {
+  for (const end = Date.now() + ms; Date.now() < end; await sleep(100)) {
+    const response = await fetch(new URL("/v1/call/message/bulk", server.url), {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${big.token}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ call_ids: big.callIds.slice(0, 2) }),
+    });
+    if (response.status === 200) return response;
+    assert.equal(response.status, 503);
+    await response.arrayBuffer();
+  }
+  return undefined;
+}
+
+describe("the export stall deadline over HTTP", () => {
+  it("cuts a client that stops reading and gives its slot to the next export", {
+    timeout: 60_000,
+  }, async () => {
+    const stalled = new RawExport(server.port, big.token, big.callIds, 1024);
+    assert.ok(await stalled.receivedAtLeast(1024), "the export did not start");
+    const paused = Date.now();
+    assert.match(stalled.head, /^HTTP\/1.1 200/);
+
+    const next = await exportServedWithin(30_000);
+    const waited = Date.now() - paused;
+    assert.ok(next, "the stalled export still held the only slot after 30 s");
+    assert.ok(waited >= STALL_MS - 100, `slot freed after only ${waited} ms`);
+    assert.equal(readZip(new Uint8Array(await next.arrayBuffer())).length, 2);
+
+    // Reading again, the stalled client gets what was buffered, then the
+    // cut: the connection ends before the chunked body's last chunk.
+    assert.equal(await stalled.rest(), undefined);
+    // The access log blames the client, not the server.
+    const cut = finished.find((request) => request.aborted !== undefined);
+    assert.equal(cut?.aborted, "client");
+    assert.equal(cut?.status, 200);
+  });
+
+  it("does not cut a slow client that keeps reading", {
+    timeout: 60_000,
+  }, async () => {
+    const response = await fetch(new URL("/v1/call/message/bulk", server.url), {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${big.token}`,
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ call_ids: big.callIds }),
+    });
+    assert.equal(response.status, 200);
+    const reader = response.body!.getReader();
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
+    // Three times the deadline in bursts: reading for 50 ms, then nothing
+    // for 40 % of the deadline...
+    for (const end = Date.now() + 3 * STALL_MS; Date.now() < end;) {
+      for (const burst = Date.now() + 50; Date.now() < burst;) {
+        const { value } = await reader.read();
+        if (value) chunks.push(value);
+      }
+      await sleep(STALL_MS * 0.4);
+    }
+    // ...then the rest at full speed: the ZIP is whole.
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+    }
+    const zip = new Uint8Array(await new Blob(chunks).arrayBuffer());
+    assert.equal(readZip(zip).length, big.callIds.length);
+  });
+});

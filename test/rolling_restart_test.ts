@@ -1,0 +1,155 @@
+/**
+ * A rolling restart under load: two instances of `npm start`
+ * (server/main.ts, on the runtime running this file) behind a small TCP
+ * balancer that polls `/readyz`; each instance in turn gets SIGTERM, exits
+ * 0 and starts again while eight clients keep sending requests (call
+ * messages, and every fifth an export) over keep-alive connections. Not
+ * one request may fail.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import process from "node:process";
+import { after, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { freePort, ServerProcess } from "./deploy/processes.ts";
+import { TcpBalancer } from "./support/tcp_balancer.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const RUN = "Deno" in globalThis ? ["run", "--allow-all"] : [];
+const CALL = "1f0e8d7c-6b5a-4493-8281-706f5e4d3c2b"; // a demo call
+const CLIENTS = 8;
+
+const running = new Set<ServerProcess>();
+after(() => Promise.all([...running].map((server) => server.stop())));
+
+/** The entries restarted: `npm start`, and `./server` as each runtime serves it. */
+const entries: { name: string; args(port: number): string[] }[] = [
+  { name: "npm start", args: () => [...RUN, "server/main.ts"] },
+  "Deno" in globalThis
+    ? {
+      name: "./server under deno serve",
+      args: (port) => [
+        "serve",
+        "--allow-all",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        String(port),
+        "server/mod.ts",
+      ],
+    }
+    : { name: "./server", args: () => ["server/mod.ts"] },
+];
+
+function startInstance(
+  args: (port: number) => string[],
+  port: number,
+): ServerProcess {
+  const server = new ServerProcess(process.execPath, args(port), {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      FIXTURES: undefined,
+      DATABASE_URL: undefined,
+      LOG_LEVEL: "off",
+      SHUTDOWN_TIMEOUT: "10",
+    },
+  });
+  running.add(server);
+  return server;
+}
+
+/** What the clients saw. */
+interface Tally {
+  ok: number;
+  failed: string[];
+}
+
+/** One client: requests one after another until `stop` is aborted. */
+async function client(url: string, stop: AbortSignal, tally: Tally) {
+  for (let i = 0; !stop.aborted; i++) {
+    const exporting = i % 5 === 4;
+    try {
+      const response = exporting
+        ? await fetch(`${url}/v1/call/message/bulk`, {
+          method: "POST",
+          headers: {
+            authorization: "Bearer demo-viewer",
+            "content-type": "application/json",
+          },
+          body: JSON.stringify({ call_ids: [CALL] }),
+        })
+        : await fetch(`${url}/v1/call/${CALL}/message`, {
+          headers: { authorization: "Bearer demo-viewer" },
+        });
+      const body = new Uint8Array(await response.arrayBuffer());
+      const whole = exporting
+        ? body[0] === 0x50 && body[1] === 0x4b // "PK"
+        : Array.isArray(JSON.parse(new TextDecoder().decode(body)));
+      if (response.status === 200 && whole) tally.ok += 1;
+      else tally.failed.push(`${response.status} ${exporting ? "export" : ""}`);
+    } catch (error) {
+      tally.failed.push(String((error as Error).cause ?? error));
+    }
+  }
+}
+
+describe("a rolling restart of two instances behind a balancer", () => {
+  for (const entry of entries) {
+    it(
+      `${entry.name}: loses no request while each instance in turn stops and starts again`,
+      {
+        timeout: 180_000,
+      },
+      async () => {
+        const ports = [await freePort(), await freePort()];
+        const instances = ports.map((port) => startInstance(entry.args, port));
+        const balancer = new TcpBalancer(ports);
+        const url = `http://127.0.0.1:${await balancer.listen()}`;
+        try {
+          await Promise.all(ports.map((port) => balancer.ready(port)));
+          const stop = new AbortController();
+          const tally: Tally = { ok: 0, failed: [] };
+          const load = Promise.all(
+            Array.from(
+              { length: CLIENTS },
+              () => client(url, stop.signal, tally),
+            ),
+          );
+          const restarts: number[] = [];
+          for (const [index, port] of ports.entries()) {
+            await new Promise((resolve) => setTimeout(resolve, 1000));
+            const old = instances[index]!;
+            old.kill("SIGTERM");
+            assert.equal(await old.exited, 0, old.output);
+            running.delete(old);
+            restarts.push(tally.ok);
+            instances[index] = startInstance(entry.args, port);
+            await balancer.ready(port);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 1000));
+          stop.abort();
+          await load;
+
+          console.log(
+            `rolling restart of ${entry.name}: ${tally.ok} requests answered, ${tally.failed.length} failed; connections per instance ${
+              balancer.backends.map((backend) => backend.connections).join(", ")
+            }`,
+          );
+          assert.deepEqual(tally.failed, []);
+          assert.equal(balancer.dropped, 0);
+          assert.ok(tally.ok > 200, `only ${tally.ok} requests`);
+          assert.ok(
+            restarts[1]! > restarts[0]!,
+            "no request was answered between the restarts",
+          );
+        } finally {
+          await balancer.close();
+        }
+      },
+    );
+  }
+});

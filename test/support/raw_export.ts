@@ -1,0 +1,127 @@
+/**
+ * A bulk export over a raw connection whose reading the test controls: it
+ * stops reading after its first bytes (before the kernel grows the
+ * connection's buffers, so that the server soon feels it), and can read
+ * the rest later, de-chunked. Fetch clients differ (Deno's reads a body
+ * ahead of its reader), a socket does not.
+ *
+ * @module
+ */
+import { connect, type Socket } from "node:net";
+
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** A bulk export request sent over its own socket. */
+export class RawExport {
+  readonly socket: Socket;
+  /** Bytes received so far, headers included. */
+  received = 0;
+  readonly #chunks: Uint8Array[] = [];
+  readonly closed: Promise<void>;
+  #paused = false;
+
+  /**
+   * Sends `POST /v1/call/message/bulk` for `callIds`; stops reading once
+   * `pauseAfter` bytes came.
+   */
+  constructor(
+    port: number,
+    token: string,
+    callIds: readonly string[],
+    pauseAfter: number,
+  ) {
+    const body = JSON.stringify({ call_ids: callIds });
+    this.socket = connect(port, "127.0.0.1");
+    this.socket.on("error", () => {});
+    this.socket.on("data", (data: Uint8Array) => {
+      this.received += data.byteLength;
+      this.#chunks.push(data);
+      if (this.received >= pauseAfter && !this.#paused) {
+        this.#paused = true;
+        this.socket.pause();
+      }
+    });
+    this.closed = new Promise((done) => this.socket.on("close", () => done()));
+    this.socket.write(
+      "POST /v1/call/message/bulk HTTP/1.1\r\nhost: x\r\n" +
+        `authorization: Bearer ${token}\r\n` +
+        "content-type: application/json\r\n" +
+        `content-length: ${body.length}\r\n\r\n${body}`,
+    );
+  }
+
+  /** Resolves once `bytes` have arrived; `false` if not within `ms`. */
+  async receivedAtLeast(bytes: number, ms = 10_000): Promise<boolean> {
+    for (const end = Date.now() + ms; Date.now() < end; await sleep(10)) {
+      if (this.received >= bytes) return true;
+    }
+    return false;
+  }
+
+  /** The status line and headers received, as text. */
+  get head(): string {
+    const text = new TextDecoder("latin1").decode(this.#all());
+    return text.slice(0, text.indexOf("\r\n\r\n"));
+  }
+
+  /**
+   * Reads on to the end of the connection or of the body; resolves with
+   * the body de-chunked, or `undefined` when the body's last chunk never
+   * came (the server cut it).
+   */
+  async rest(): Promise<Uint8Array | undefined> {
+    this.socket.resume();
+    let closed = false;
+    void this.closed.then(() => closed = true);
+    for (;;) {
+      if (closed || this.#endsWithLastChunk()) {
+        const body = dechunk(this.#all());
+        if (body !== undefined || closed) return body;
+      }
+      await sleep(20);
+    }
+  }
+
+  #endsWithLastChunk(): boolean {
+    const last = this.#chunks.at(-1);
+    if (last === undefined || last.byteLength < 5) return false;
+    const tail = new TextDecoder("latin1").decode(last.subarray(-5));
+    return tail === "0\r\n\r\n";
+  }
+
+  #all(): Uint8Array {
+    const all = new Uint8Array(this.received);
+    let at = 0;
+    for (const chunk of this.#chunks) {
+      all.set(chunk, at);
+      at += chunk.byteLength;
+    }
+    return all;
+  }
+}
+
+/** A chunked HTTP response's body, or `undefined` until it is complete. */
+function dechunk(response: Uint8Array): Uint8Array | undefined {
+  const text = new TextDecoder("latin1").decode(response);
+  let at = text.indexOf("\r\n\r\n") + 4;
+  if (at < 4) return undefined;
+  const parts: Uint8Array[] = [];
+  for (;;) {
+    const lineEnd = text.indexOf("\r\n", at);
+    if (lineEnd < 0) return undefined;
+    const size = parseInt(text.slice(at, lineEnd), 16);
+    if (Number.isNaN(size)) return undefined;
+    if (size === 0) break;
+    const start = lineEnd + 2;
+    if (start + size + 2 > response.byteLength) return undefined;
+    parts.push(response.subarray(start, start + size));
+    at = start + size + 2;
+  }
+  const body = new Uint8Array(parts.reduce((sum, p) => sum + p.byteLength, 0));
+  let offset = 0;
+  for (const part of parts) {
+    body.set(part, offset);
+    offset += part.byteLength;
+  }
+  return body;
+}
