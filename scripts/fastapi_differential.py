@@ -12,7 +12,7 @@ token), then compares what comes back:
   own error format (`same_4xx`);
 - FastAPI 200 and the API neither 400 nor 422 nor 5xx: both accept the
   request (`accepted`; the API then answers from its store);
-- a deviation documented in the README, "Deviations from FastAPI"
+- a deviation documented in docs/fastapi.md, "Deviations from FastAPI"
   (`deviation`): FastAPI fails with a 500 where the API answers a 4xx;
   `NaN`/`Infinity` refused as "Expecting value"; an encoded slash in a path
   parameter (422 here, 404 in FastAPI);

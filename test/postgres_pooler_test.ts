@@ -5,7 +5,8 @@
  * unexpected answer; migrations through the pooler are safe from several
  * processes at once; the transactions' timeouts never stay on a pooled
  * connection; migrating and seeding go through `DATABASE_DIRECT_URL`. The
- * load runs on the settings of the README's example, read from README.md.
+ * load runs on the settings of the documented example, read from
+ * docs/operating.md.
  * Needs DATABASE_URL (a real server) and PgBouncer (`.ci/run` installs it).
  */
 import assert from "node:assert/strict";
@@ -25,7 +26,7 @@ import {
   startPgBouncer,
 } from "./support/pgbouncer.ts";
 import { createTestDatabase, type TestDatabase } from "./support/postgres.ts";
-import { codeBlocks, readmeSection } from "./support/readme.ts";
+import { codeBlocks, documentSection } from "./support/docs.ts";
 import { startServerMain } from "./support/server_main.ts";
 
 const SERVER_URL = process.env.DATABASE_URL;
@@ -33,7 +34,8 @@ const CLIENTS = 20;
 const LOAD_MS = 10_000;
 
 /**
- * The settings of the README's PgBouncer example (read from README.md), its
+ * The settings of the documented PgBouncer example (read from
+ * docs/operating.md), its
  * hosts, credentials and database made this test's: PgBouncer's port for
  * DATABASE_URL, the server's for DATABASE_DIRECT_URL, each URL's query kept.
  */
@@ -42,7 +44,7 @@ function readmePoolerSettings(
   bouncer: PgBouncer,
 ): Record<string, string> {
   const [example] = codeBlocks(
-    readmeSection("Session settings and poolers"),
+    documentSection("docs/operating.md", "Session settings and poolers"),
     "sh",
   );
   const written = Object.fromEntries(
@@ -52,7 +54,7 @@ function readmePoolerSettings(
     ]),
   );
   const retarget = (url: string | undefined, target: string) => {
-    assert.ok(url, `the README's example lacks a URL: ${example!.text}`);
+    assert.ok(url, `the documented example lacks a URL: ${example!.text}`);
     const [to, from] = [new URL(url), new URL(target)];
     Object.assign(to, {
       username: from.username,

@@ -1,39 +1,29 @@
 /**
- * The README's mock examples, run as written: the curl block of the
+ * The mock's documented examples, run as written: the curl block of the
  * standalone server's control API against the `mock` command, and the
- * in-process JavaScript block, extracted from README.md.
+ * in-process JavaScript block, extracted from docs/mock.md.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import {
-  copyFileSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { runtimeName } from "../server/_serve.ts";
+import { codeBlockWith } from "./support/docs.ts";
 import { type RunningCli, startMockCli } from "./support/mock_cli.ts";
 
-const README = readFileSync(new URL("../README.md", import.meta.url), "utf8");
 const FIXTURES = fileURLToPath(
   new URL("./consumer/app/fixtures.json", import.meta.url),
 );
 
-/** The first fenced block of a language that contains `marker`. */
+/** The first block of a language in docs/mock.md that contains `marker`. */
 function block(language: string, marker: string): string {
-  const fence = new RegExp("```" + language + "\\n([^]*?)```", "g");
-  for (const match of README.matchAll(fence)) {
-    if (match[1]!.includes(marker)) return match[1]!;
-  }
-  throw new Error(`No ${language} block with ${marker} in the README`);
+  return codeBlockWith("docs/mock.md", language, marker);
 }
 
 /** The block's commands, continuation lines joined, comments dropped. */
@@ -42,7 +32,7 @@ function commands(text: string): string[] {
     .filter((line) => line.trim() !== "" && !line.startsWith("#"));
 }
 
-describe("the README's mock examples", () => {
+describe("the mock's documented examples (docs/mock.md)", () => {
   const directory = mkdtempSync(join(tmpdir(), "readme-mock-"));
   let cli: RunningCli;
 

@@ -2,7 +2,8 @@
  * OpenTelemetry, end to end: the server (server/main.ts, as a process of the
  * runtime running this file) configured only by the standard `OTEL_*`
  * variables sends its spans to an OTLP/HTTP receiver (http/protobuf and
- * http/json), and a real Prometheus, configured by the README's sample,
+ * http/json), and a real Prometheus, configured by the documented sample
+ * (docs/operating.md),
  * scrapes its `/metrics`; in-process, the handler's spans and metrics through
  * the SDK's in-memory exporters (5xx, export timing, refused exports).
  *
@@ -10,7 +11,6 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +38,7 @@ import {
   type ReceivedSpan,
   startOtlpReceiver,
 } from "./support/otlp_receiver.ts";
+import { codeBlockWith } from "./support/docs.ts";
 import { createTestDatabase } from "./support/postgres.ts";
 import {
   freePortInRange,
@@ -54,12 +55,9 @@ const SERVER = 2;
 const CLIENT = 3;
 const PATIENCE_MS = 20_000;
 
-/** The README's sample Prometheus configuration. */
+/** The documented sample Prometheus configuration (docs/operating.md). */
 function readmeScrapeConfig(): string {
-  const readme = readFileSync(join(ROOT, "README.md"), "utf8");
-  const match = /```yaml\n(# prometheus\.yml\n[\s\S]*?)```/.exec(readme);
-  assert.ok(match, "README.md has no ```yaml block starting # prometheus.yml");
-  return match[1]!;
+  return codeBlockWith("docs/operating.md", "yaml", "# prometheus.yml\n");
 }
 
 /** The command running server/main.ts on this file's runtime. */

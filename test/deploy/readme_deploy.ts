@@ -37,11 +37,11 @@ import { demoFixtures } from "../../src/store/demo_fixtures.ts";
 import { packedTarball } from "../support/packed_tarball.ts";
 import {
   codeBlocks,
+  documentSection,
   parseCommand,
-  readmeSection,
   shellCommands,
   type SimpleCommand,
-} from "../support/readme.ts";
+} from "../support/docs.ts";
 import { createTestDatabase, type TestDatabase } from "../support/postgres.ts";
 import { bundle } from "./bundle.ts";
 import {
@@ -62,6 +62,11 @@ const SECTIONS = {
   workers: "Cloudflare Workers",
   edge: "Edge functions (Vercel, Netlify, …)",
 };
+
+/** The README's section under a heading. */
+function readmeSection(title: string): string {
+  return documentSection("README.md", title);
+}
 
 /** A README snippet for this machine: a free port, the loopback interface. */
 function localised(text: string, port: number): string {
