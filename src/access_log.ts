@@ -64,7 +64,7 @@ export function levelOf(request: FinishedRequest): Exclude<LogLevel, "off"> {
 /**
  * A finished request as one JSON line: `time`, `level`, `request_id`,
  * `method`, `path`, `status`, `duration_ms`, `bytes`, then `project_id`,
- * `error_code` and `aborted` when they apply.
+ * `error_code`, `aborted` and `trace_id` (OpenTelemetry) when they apply.
  *
  * @example
  * ```ts
@@ -109,6 +109,7 @@ export function jsonLine(request: FinishedRequest): string {
     line += `,"error_code":${jsonString(request.errorCode)}`;
   }
   if (request.aborted !== undefined) line += `,"aborted":"${request.aborted}"`;
+  if (request.traceId !== undefined) line += `,"trace_id":"${request.traceId}"`;
   return line + "}";
 }
 
@@ -154,6 +155,7 @@ export function prettyLine(request: FinishedRequest): string {
       `aborted by ${request.aborted === "client" ? "client" : "error"}`,
     );
   }
+  if (request.traceId !== undefined) parts.push(`trace ${request.traceId}`);
   parts.push(`[${request.requestId}]`);
   return parts.join(" ");
 }

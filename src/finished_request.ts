@@ -43,6 +43,8 @@ export interface FinishedRequest {
   errorCode?: string;
   /** Set when the body did not end normally. */
   aborted?: AbortCause;
+  /** The OpenTelemetry trace id of the request's span, when one is recorded. */
+  traceId?: string;
 }
 
 /**

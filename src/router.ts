@@ -19,6 +19,8 @@ export interface Route<T> {
 /** A matched route with its (percent-decoded) path params. */
 export interface RouteMatch<T> {
   target: T;
+  /** The route's pattern, e.g. `/v1/integration/{integration_id}`. */
+  pattern: string;
   params: Record<string, string>;
 }
 
@@ -35,6 +37,7 @@ export interface RouteMatch<T> {
  * ]);
  * assert.deepEqual(router.match("DELETE", "/v1/integration/42"), {
  *   target: "delete",
+ *   pattern: "/v1/integration/{integration_id}",
  *   params: { integration_id: "42" },
  * });
  * ```
@@ -48,6 +51,7 @@ export class Router<T> {
       const segments = pattern.split("/");
       return {
         method,
+        pattern,
         segments,
         params: segments.map((segment) =>
           segment.startsWith("{") && segment.endsWith("}")
@@ -73,7 +77,9 @@ export class Router<T> {
     for (const route of this.#routes) {
       const params = matchSegments(route, segments);
       if (params === undefined) continue;
-      if (route.method === method) return { target: route.target, params };
+      if (route.method === method) {
+        return { target: route.target, pattern: route.pattern, params };
+      }
       (allowed ??= []).push(route.method);
     }
     if (allowed === undefined) {
@@ -91,6 +97,7 @@ export class Router<T> {
 /** A route split once: its segments, and each `{name}` segment's name. */
 interface CompiledRoute<T> {
   method: string;
+  pattern: string;
   segments: string[];
   params: (string | undefined)[];
   target: T;
