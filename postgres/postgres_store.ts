@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { type Context, context } from "@opentelemetry/api";
 import type { MaybeRow, PendingQuery, RowList, Sql } from "postgres";
 import type {
   Fixtures,
@@ -21,6 +22,7 @@ import type {
 } from "../src/store/store.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
+import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { RenewablePool } from "./renewable_pool.ts";
 import { isNeverSent, retryLostConnection } from "./retry.ts";
@@ -107,6 +109,8 @@ export class PostgresStore implements Store {
   readonly #sql: Sql;
   readonly #direct: Sql | undefined;
   readonly #reads: ReadRouting;
+  /** Spans and connection counts, per pool (primary, replica). */
+  readonly #telemetry = new Map<Sql, QueryTelemetry>();
   readonly #options: PostgresStoreOptions;
   readonly #exportBatchSize: number;
   readonly #timeout: number;
@@ -124,6 +128,18 @@ export class PostgresStore implements Store {
     this.#sql = this.#pool.sql;
     this.#direct = options.direct;
     this.#reads = new ReadRouting(this.#sql, options.replica, options);
+    const pools = [["primary", this.#sql], ["replica", options.replica]];
+    for (const [name, pool] of pools as [string, Sql | undefined][]) {
+      if (pool === undefined) continue;
+      this.#telemetry.set(
+        pool,
+        new QueryTelemetry({
+          name,
+          database: pool.options.database,
+          max: pool.options.max,
+        }),
+      );
+    }
     this.#options = options;
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 40_000;
@@ -161,6 +177,7 @@ export class PostgresStore implements Store {
    */
   async close(timeout = 5): Promise<void> {
     const { replica, direct } = this.#options;
+    for (const telemetry of this.#telemetry.values()) telemetry.close();
     await Promise.all([
       this.#pool.end(timeout),
       ...[replica, direct].map((sql) => sql?.end({ timeout })),
@@ -169,9 +186,11 @@ export class PostgresStore implements Store {
 
   /** Looks up a token's grant by the token's SHA-256 hex digest. */
   async findGrant(tokenHash: string): Promise<Grant | undefined> {
-    const [row] = await this.#read((sql) =>
-      sql<{ project_id: string; role: Role }[]>`
-        SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`
+    const [row] = await this.#read(
+      { operation: "SELECT", table: "tokens" },
+      (sql) =>
+        sql<{ project_id: string; role: Role }[]>`
+        SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`,
     );
     return row && { projectId: row.project_id, role: row.role };
   }
@@ -181,13 +200,15 @@ export class PostgresStore implements Store {
     projectId: string,
     callId: string,
   ): Promise<string[] | undefined> {
-    const rows = await this.#read((sql) =>
+    const rows = await this.#read({
+      operation: "SELECT",
+      table: "call_messages",
+    }, (sql) =>
       sql<{ body: string | null }[]>`
         SELECT m.body::text AS body
         FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
         WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-        ORDER BY m.position`
-    );
+        ORDER BY m.position`);
     if (rows.length === 0) return undefined;
     return rows.flatMap((row) => row.body === null ? [] : [row.body]);
   }
@@ -212,9 +233,15 @@ export class PostgresStore implements Store {
     let from = 0;
     let slice = Math.min(limit, 64);
     let afterPosition = -1;
+    // Later batches are read as the client pulls the ZIP, outside the
+    // request's context: their spans nest under the request's all the same.
+    const parent = context.active();
     while (from < callIds.length) {
       const ids = callIds.slice(from, from + slice);
-      const rows = await this.#read((sql) =>
+      const rows = await this.#read({
+        operation: "SELECT",
+        table: "call_messages",
+      }, (sql) =>
         sql<
           { ordinal: number; position: number; body: string }[]
         >`
@@ -230,8 +257,7 @@ export class PostgresStore implements Store {
             LIMIT ${limit}
           ) m
           ORDER BY r.ordinal, m.position
-          LIMIT ${limit}`
-      );
+          LIMIT ${limit}`, parent);
       yield* chunksOf(rows, ids);
       if (rows.length < limit) {
         from += ids.length;
@@ -259,10 +285,13 @@ export class PostgresStore implements Store {
     // midway may have committed, and a second one would answer 404.
     const deleted = await this.#retry(
       () =>
-        this.#ask(this.#sql`
-          DELETE FROM integrations
-          WHERE project_id = ${projectId}
-            AND integration_id = ${integrationId}`),
+        this.#ask(
+          { operation: "DELETE", table: "integrations" },
+          this.#sql`
+            DELETE FROM integrations
+            WHERE project_id = ${projectId}
+              AND integration_id = ${integrationId}`,
+        ),
       isNeverSent,
     );
     return deleted.count === 1;
@@ -270,27 +299,31 @@ export class PostgresStore implements Store {
 
   /** A workflow of the project, or `undefined`. */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
-    const [row] = await this.#read((sql) =>
-      sql<{ name: string; trigger: Trigger }[]>`
+    const [row] = await this.#read(
+      { operation: "SELECT", table: "flows" },
+      (sql) =>
+        sql<{ name: string; trigger: Trigger }[]>`
         SELECT name, trigger FROM flows
-        WHERE project_id = ${projectId} AND flow_id = ${flowId}`
+        WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
     );
     return row && { flowId, projectId, name: row.name, trigger: row.trigger };
   }
 
   /** The project's most recent calls, newest first, then by call id. */
   async recentCalls(projectId: string, limit: number): Promise<CallSummary[]> {
-    const rows = await this.#read((sql) =>
-      sql<
-        { call_id: string; created_at: Date; message_count: number }[]
-      >`
+    const rows = await this.#read(
+      { operation: "SELECT", table: "calls" },
+      (sql) =>
+        sql<
+          { call_id: string; created_at: Date; message_count: number }[]
+        >`
         SELECT c.call_id, c.created_at,
           (SELECT count(*)::int FROM call_messages m
             WHERE m.call_id = c.call_id) AS message_count
         FROM calls c
         WHERE c.project_id = ${projectId}
         ORDER BY c.created_at DESC, c.call_id ASC
-        LIMIT ${limit}`
+        LIMIT ${limit}`,
     );
     return rows.map((row) => ({
       callId: row.call_id,
@@ -306,7 +339,7 @@ export class PostgresStore implements Store {
    */
   async ping(): Promise<void | StoreDegraded> {
     const [, degraded] = await Promise.all([
-      this.#ask(this.#sql`SELECT 1`),
+      this.#ask({ operation: "SELECT" }, this.#sql`SELECT 1`),
       this.#reads.check(1000),
     ]);
     return degraded === undefined ? undefined : { degraded };
@@ -316,12 +349,18 @@ export class PostgresStore implements Store {
    * Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does, sent
    * again on a fresh connection while its connections are lost within
    * `retryWithin` (see `retryLostConnection`). An export's batch is a read
-   * too: retried, it resumes after the last message sent.
+   * too: retried, it resumes after the last message sent. The retry wraps
+   * the routing, not the replica's attempt: an unreachable replica reaches
+   * the routing at once, which reads from the primary instead.
    */
   #read<T extends readonly MaybeRow[]>(
+    name: QueryName,
     query: (sql: Sql) => PendingQuery<T>,
+    parent: Context = context.active(),
   ): Promise<RowList<T>> {
-    return this.#retry(() => this.#reads.read((sql) => this.#ask(query(sql))));
+    return this.#retry(() =>
+      this.#reads.read((sql) => this.#ask(name, query(sql), parent, sql))
+    );
   }
 
   #retry<T>(
@@ -341,12 +380,23 @@ export class PostgresStore implements Store {
 
   /**
    * Runs a query, failing when Postgres has not answered by the deadline; the
-   * rows are checked against the server's count (see `denseRows`).
+   * rows are checked against the server's count (see `denseRows`). It is
+   * counted and traced as `name` (see `QueryTelemetry`) on the pool `sql`
+   * it was built on, under `parent`.
    */
   async #ask<T extends readonly MaybeRow[]>(
+    name: QueryName,
     query: PendingQuery<T>,
+    parent: Context = context.active(),
+    sql: Sql = this.#sql,
   ): Promise<RowList<T>> {
-    return denseRows(await withDeadline(query, this.#timeout));
+    const ask = () => withDeadline(query, this.#timeout);
+    const telemetry = this.#telemetry.get(sql);
+    return denseRows(
+      await (telemetry === undefined
+        ? ask()
+        : telemetry.run(name, ask, parent)),
+    );
   }
 }
 

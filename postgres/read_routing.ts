@@ -7,6 +7,7 @@
  */
 import type { Sql } from "postgres";
 import { PostgresTimeoutError, withDeadline } from "./deadline.ts";
+import { isLostConnection } from "./retry.ts";
 
 /** The longest a probe of the replica may take before it counts as down. */
 const PROBE_DEADLINE_MS = 10_000;
@@ -29,16 +30,16 @@ export interface ReadRoutingOptions {
 
 /**
  * A read's failure that says the replica cannot serve it, while the primary
- * may: the connection could not open or was lost (network errors, postgres.js
- * connection codes, SQLSTATE classes 08 and 28, 57P01-57P03, 53300), or the
- * store's deadline passed.
+ * may: a lost connection or one that could not open (`isLostConnection`), a
+ * login it refuses (SQLSTATE class 28), no connection slot left (53300), or
+ * the store's deadline passed.
  */
 function isUnreachable(error: unknown): boolean {
-  if (error instanceof PostgresTimeoutError) return true;
+  if (error instanceof PostgresTimeoutError || isLostConnection(error)) {
+    return true;
+  }
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code !== "string") return false;
-  return /^(08|28|57P0[123]$|53300$)/.test(code) ||
-    /^(CONNECT|CONNECTION)_|^E[A-Z]+$/.test(code);
+  return typeof code === "string" && /^(28...|53300)$/.test(code);
 }
 
 /**

@@ -151,9 +151,12 @@ export async function retryLostConnection<T>(
       firstLoss ??= performance.now();
       if (performance.now() - firstLoss >= within) throw error;
       options.onRetry?.(error);
-      // The first retry at once (the pool reconnects); later ones apart, so
-      // that a server still down is not asked in a tight loop.
-      if (retries > 0) await sleep(Math.min(100 * retries, 1000));
+      // A server that ended the session is up: at once again (the pool
+      // reconnects). One that could not be reached is asked again 100, 200,
+      // ... up to 1000 ms apart, not in a tight loop.
+      if (retries > 0 && isNeverSent(error)) {
+        await sleep(Math.min(100 * retries, 1000));
+      }
     }
   }
 }

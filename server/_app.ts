@@ -15,6 +15,7 @@ import { batchedLines } from "./_log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { ServerSettings } from "./_settings.ts";
+import { startTelemetry } from "./_telemetry.ts";
 import type { Store } from "../src/store/store.ts";
 
 /** A store the server can seed and close. */
@@ -35,7 +36,7 @@ export interface ServerApp {
   description: string;
   /** Makes `GET /readyz` answer 503 from now on: the server is draining. */
   beginShutdown(): void;
-  /** Writes the access log's last lines and closes the store. */
+  /** Writes the access log's last lines, closes the store, flushes telemetry. */
   close(): Promise<void>;
 }
 
@@ -64,12 +65,18 @@ export async function openServerApp(
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
   const start = await loadStartFixtures(settings.fixturesPath, storeKind);
   const { fixtures } = start;
-  const store = await openStore(settings);
+  // First: the store's and the handler's instruments come from its providers.
+  const telemetry = await startTelemetry(settings.telemetry);
+  const store = await openStore(settings).catch(async (error: unknown) => {
+    await telemetry?.shutdown();
+    throw error;
+  });
   if (fixtures !== undefined) {
     try {
       await store.seed(fixtures);
     } catch (error) {
       await store.close?.();
+      await telemetry?.shutdown();
       throw error;
     }
   }
@@ -79,6 +86,7 @@ export async function openServerApp(
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
+    telemetry: telemetry !== undefined,
     maxExportsPerProject: settings.maxExportsPerProject,
     exportStallTimeoutMs: settings.exportStallTimeout * 1000,
     shutdownSignal: shutdown.signal,
@@ -94,11 +102,14 @@ export async function openServerApp(
     handler,
     fixtures,
     storeKind,
-    description: `${storeKind} store, ${start.description}`,
+    description: `${storeKind} store, ${start.description}${
+      telemetry === undefined ? "" : `, ${telemetry.description}`
+    }`,
     beginShutdown: () => shutdown.abort(),
     close: async () => {
       await log.flush();
       await store.close?.();
+      await telemetry?.shutdown();
     },
   };
 }

@@ -2,9 +2,11 @@
  * The server's settings, read from the environment (`PORT`, `HOST`,
  * `FIXTURES`, `DATABASE_URL`, `DATABASE_DIRECT_URL`, `DATABASE_READ_URL`,
  * `DATABASE_POOL_SIZE`, `MAX_CONCURRENT_EXPORTS`, `MAX_EXPORTS_PER_PROJECT`,
- * `EXPORT_STALL_TIMEOUT`, `SHUTDOWN_TIMEOUT`, `LOG_LEVEL`, `LOG_FORMAT`): one
- * reading shared by `npm start`, the `./server` entry, `callflow-api serve`
- * and the `./worker` entry, so they all take the same settings and refuse the
+ * `EXPORT_STALL_TIMEOUT`, `SHUTDOWN_TIMEOUT`, `LOG_LEVEL`, `LOG_FORMAT`, and
+ * OpenTelemetry's standard `OTEL_*` variables): one reading shared by
+ * `npm start`, the `./server` entry, `callflow-api serve` and the `./worker`
+ * entry (which ignores the `OTEL_*` ones), so they all take the same settings
+ * and refuse the
  * same mistakes.
  *
  * @module
@@ -57,6 +59,31 @@ export interface ServerSettings {
   logLevel: LogLevel;
   /** The access log's format. Default `pretty` on a terminal, else `json`. */
   logFormat: LogFormat;
+  /** OpenTelemetry, from its standard variables: nothing when unset. */
+  telemetry: TelemetrySettings;
+}
+
+/** The OTLP encodings the exporters speak: `http/protobuf` by default. */
+export type OtlpProtocol = "http/protobuf" | "http/json";
+
+/**
+ * OpenTelemetry's standard variables, read. The endpoint, headers, timeout
+ * and compression of OTLP (`OTEL_EXPORTER_OTLP_*`) and the resource
+ * (`OTEL_SERVICE_NAME`, `OTEL_RESOURCE_ATTRIBUTES`) are read by the SDK
+ * itself.
+ */
+export interface TelemetrySettings {
+  /** `OTEL_TRACES_EXPORTER=otlp`: spans over OTLP/HTTP. */
+  traces?: { protocol: OtlpProtocol };
+  /**
+   * `OTEL_METRICS_EXPORTER=prometheus`: a `/metrics` endpoint on
+   * `OTEL_EXPORTER_PROMETHEUS_HOST` (default `localhost`) and
+   * `OTEL_EXPORTER_PROMETHEUS_PORT` (default 9464); `otlp`: pushed over
+   * OTLP/HTTP every `OTEL_METRIC_EXPORT_INTERVAL` ms (default 60000).
+   */
+  metrics?:
+    | { exporter: "prometheus"; host: string; port: number }
+    | { exporter: "otlp"; protocol: OtlpProtocol; intervalMs: number };
 }
 
 /** A setting with a value the server cannot use. */
@@ -143,8 +170,105 @@ export function readServerSettings(
     logLevel: parseChoice(env.LOG_LEVEL, "LOG_LEVEL", LOG_LEVELS) ?? "info",
     logFormat: parseChoice(env.LOG_FORMAT, "LOG_FORMAT", ["json", "pretty"]) ??
       (terminal ? "pretty" : "json"),
+    telemetry: readTelemetrySettings(env),
   };
 }
+
+/**
+ * Reads OpenTelemetry's standard variables. Unset (or `none`) exporters load
+ * nothing, unlike the specification's default of `otlp`: telemetry is asked
+ * for, never on by surprise. `OTEL_SDK_DISABLED=true` turns everything off.
+ *
+ * @param env The environment.
+ * @returns What to export, and how.
+ * @throws {SettingsError} for an exporter or protocol the server lacks.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readTelemetrySettings } from "./_settings.ts";
+ *
+ * assert.deepEqual(readTelemetrySettings({}), {});
+ * assert.deepEqual(
+ *   readTelemetrySettings({
+ *     OTEL_TRACES_EXPORTER: "otlp",
+ *     OTEL_METRICS_EXPORTER: "prometheus",
+ *     OTEL_EXPORTER_PROMETHEUS_PORT: "9100",
+ *   }),
+ *   {
+ *     traces: { protocol: "http/protobuf" },
+ *     metrics: { exporter: "prometheus", host: "localhost", port: 9100 },
+ *   },
+ * );
+ * assert.throws(
+ *   () => readTelemetrySettings({ OTEL_TRACES_EXPORTER: "zipkin" }),
+ *   /OTEL_TRACES_EXPORTER must be one of otlp, none/,
+ * );
+ * ```
+ */
+export function readTelemetrySettings(
+  env: Record<string, string | undefined>,
+): TelemetrySettings {
+  const settings: TelemetrySettings = {};
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") return settings;
+  const protocol = (signal: "TRACES" | "METRICS"): OtlpProtocol => {
+    const name = `OTEL_EXPORTER_OTLP_${signal}_PROTOCOL`;
+    const specific = env[name] === "" ? undefined : env[name];
+    return specific === undefined
+      ? parseChoice(
+        env.OTEL_EXPORTER_OTLP_PROTOCOL,
+        "OTEL_EXPORTER_OTLP_PROTOCOL",
+        OTLP_PROTOCOLS,
+      ) ?? "http/protobuf"
+      : parseChoice(specific, name, OTLP_PROTOCOLS)!;
+  };
+  const traces = parseChoice(
+    env.OTEL_TRACES_EXPORTER,
+    "OTEL_TRACES_EXPORTER",
+    ["otlp", "none"],
+  );
+  if (traces === "otlp") settings.traces = { protocol: protocol("TRACES") };
+  const metrics = parseChoice(
+    env.OTEL_METRICS_EXPORTER,
+    "OTEL_METRICS_EXPORTER",
+    ["prometheus", "otlp", "none"],
+  );
+  if (
+    (settings.traces !== undefined || metrics === "prometheus" ||
+      metrics === "otlp") && env.OTEL_DENO === "true" && "Deno" in globalThis
+  ) {
+    throw new SettingsError(
+      "OTEL_DENO=true cannot be combined with OTEL_TRACES_EXPORTER or OTEL_METRICS_EXPORTER: the server sets up the OpenTelemetry SDK itself; unset OTEL_DENO",
+    );
+  }
+  if (metrics === "prometheus") {
+    settings.metrics = {
+      exporter: "prometheus",
+      host: env.OTEL_EXPORTER_PROMETHEUS_HOST || "localhost",
+      port: parsePort(
+        env.OTEL_EXPORTER_PROMETHEUS_PORT || undefined,
+        "OTEL_EXPORTER_PROMETHEUS_PORT",
+      ) ?? 9464,
+    };
+  } else if (metrics === "otlp") {
+    const interval = env.OTEL_METRIC_EXPORT_INTERVAL || "60000";
+    if (!/^[1-9]\d{0,8}$/.test(interval)) {
+      throw new SettingsError(
+        `OTEL_METRIC_EXPORT_INTERVAL must be a positive integer (ms), got ${
+          JSON.stringify(interval)
+        }`,
+      );
+    }
+    settings.metrics = {
+      exporter: "otlp",
+      protocol: protocol("METRICS"),
+      intervalMs: Number(interval),
+    };
+  }
+  return settings;
+}
+
+const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ["http/protobuf", "http/json"];
 
 /**
  * A port number written as plain digits from 0 to 65535; `undefined` when

@@ -9,7 +9,8 @@
  * `DATABASE_POOL_SIZE` (default 10), `MAX_CONCURRENT_EXPORTS` (default 16),
  * `MAX_EXPORTS_PER_PROJECT` (default half of it), `EXPORT_STALL_TIMEOUT`
  * (seconds, default 60), `SHUTDOWN_TIMEOUT` (seconds, default 30),
- * `LOG_LEVEL` and `LOG_FORMAT` (the access log). Stops gracefully on SIGINT
+ * `LOG_LEVEL` and `LOG_FORMAT` (the access log), and OpenTelemetry's
+ * `OTEL_*` variables (off when unset). Stops gracefully on SIGINT
  * and SIGTERM: `/readyz` answers 503, requests in flight finish, then it
  * exits 0.
  *

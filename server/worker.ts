@@ -21,6 +21,13 @@
  * isolate has its own copy. The export slots are counted per isolate too,
  * across its requests, whichever store serves them.
  *
+ * OpenTelemetry: the `OTEL_*` bindings are ignored here and no SDK is loaded
+ * (the Node SDK's exporters need `node:http` and timers a Worker lacks). For
+ * traces from a Worker, build your own module on `createHandler({ store,
+ * telemetry: true })` under a Workers OpenTelemetry SDK that registers the
+ * global providers of `@opentelemetry/api` (e.g. `@microlabs/otel-cf-workers`):
+ * the handler's spans, and the Postgres store's, then go through it.
+ *
  * @example Re-exporting it from your Worker's own module
  * ```ts ignore
  * export { default } from "@callflow/api/worker";

@@ -64,19 +64,27 @@ export function levelOf(request: FinishedRequest): Exclude<LogLevel, "off"> {
 /**
  * A finished request as one JSON line: `time`, `level`, `request_id`,
  * `method`, `path`, `status`, `duration_ms`, `bytes`, then `project_id`,
- * `error_code` and `aborted` when they apply.
+ * `error_code`, `aborted` and `trace_id` (OpenTelemetry) when they apply.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { jsonLine } from "./access_log.ts";
  *
- * const line = jsonLine({
+ * const request = {
  *   time: "2026-01-01T00:00:00.000Z", requestId: "r1", method: "DELETE",
  *   path: "/v1/integration/x", status: 422, durationMs: 0.4, bytes: 120,
  *   errorCode: "VALIDATION_ERROR",
- * });
+ * };
+ * const line = jsonLine(request);
  * assert.equal(JSON.parse(line).error_code, "VALIDATION_ERROR");
+ * // Strings that need escaping are escaped as JSON.stringify does.
+ * assert.equal(
+ *   jsonLine({ ...request, path: '/a"\\b\u00e9' }),
+ *   JSON.stringify({ time: request.time, level: "warn", request_id: "r1",
+ *     method: "DELETE", path: '/a"\\b\u00e9', status: 422, duration_ms: 0.4,
+ *     bytes: 120, error_code: "VALIDATION_ERROR" }),
+ * );
  * assert.equal(
  *   line,
  *   '{"time":"2026-01-01T00:00:00.000Z","level":"warn","request_id":"r1",' +
@@ -90,18 +98,27 @@ export function jsonLine(request: FinishedRequest): string {
   // JSON.stringify of one, in a fraction of the time. The time and the level
   // never need escaping; numbers print as JSON prints them.
   let line = `{"time":"${request.time}","level":"${levelOf(request)}",` +
-    `"request_id":${JSON.stringify(request.requestId)},` +
-    `"method":${JSON.stringify(request.method)},` +
-    `"path":${JSON.stringify(request.path)},"status":${request.status},` +
+    `"request_id":${jsonString(request.requestId)},` +
+    `"method":${jsonString(request.method)},` +
+    `"path":${jsonString(request.path)},"status":${request.status},` +
     `"duration_ms":${request.durationMs},"bytes":${request.bytes}`;
   if (request.projectId !== undefined) {
-    line += `,"project_id":${JSON.stringify(request.projectId)}`;
+    line += `,"project_id":${jsonString(request.projectId)}`;
   }
   if (request.errorCode !== undefined) {
-    line += `,"error_code":${JSON.stringify(request.errorCode)}`;
+    line += `,"error_code":${jsonString(request.errorCode)}`;
   }
   if (request.aborted !== undefined) line += `,"aborted":"${request.aborted}"`;
+  if (request.traceId !== undefined) line += `,"trace_id":"${request.traceId}"`;
   return line + "}";
+}
+
+/** Printable ASCII but `"` and `\`: JSON.stringify would quote it as it is. */
+const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
+/** A string as JSON; the plain ones (ids, paths, codes) just quoted. */
+function jsonString(text: string): string {
+  return PLAIN_JSON.test(text) ? `"${text}"` : JSON.stringify(text);
 }
 
 /**
@@ -138,6 +155,7 @@ export function prettyLine(request: FinishedRequest): string {
       `aborted by ${request.aborted === "client" ? "client" : "error"}`,
     );
   }
+  if (request.traceId !== undefined) parts.push(`trace ${request.traceId}`);
   parts.push(`[${request.requestId}]`);
   return parts.join(" ");
 }

@@ -43,6 +43,8 @@ export interface FinishedRequest {
   errorCode?: string;
   /** Set when the body did not end normally. */
   aborted?: AbortCause;
+  /** The OpenTelemetry trace id of the request's span, when one is recorded. */
+  traceId?: string;
 }
 
 /**
@@ -78,8 +80,10 @@ export type RequestFinishedListener = (request: FinishedRequest) => void;
 
 /**
  * Passes a response on with its body counted: `onEnd` is called once, with
- * the bytes of the body, when the body ends, fails or is cancelled. A body
- * that comes whole (every JSON answer: its stream ends after one chunk) is
+ * the bytes of the body, when the body ends, fails or is cancelled. For a
+ * response whose length is not known when it is built (the handler's JSON
+ * answers know theirs, see `bodyLengthOf` in `responses.ts`, and never come
+ * here). A body that comes whole (its stream ends after one chunk) is
  * counted at once and passed on as bytes, so the server still sends its
  * `Content-Length`; a streamed one (an export) is passed through a counting
  * stream pulled only as the client reads, so it keeps its backpressure and

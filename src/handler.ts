@@ -28,6 +28,7 @@ import { RequestValidationError } from "./validation/mod.ts";
 import { bodyLengthOf, json } from "./responses.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
+import { RequestTelemetry } from "./telemetry.ts";
 import type { Store } from "./store/store.ts";
 
 /** A Fetch API handler. */
@@ -51,10 +52,10 @@ export interface HandlerOptions {
    */
   logError?: ErrorLogger;
   /**
-   * Called once per request when its response is over (for a streamed export:
-   * when the last byte was handed over, or the client went away), with what
-   * an access log needs. Never holds a token, a body or a query string.
-   * Default: none.
+   * Called once per request when its response is over (for a JSON answer:
+   * once it is built, its length known; for a streamed export: when the last
+   * byte was handed over, or the client went away), with what an access log
+   * needs. Never holds a token, a body or a query string. Default: none.
    */
   onRequestFinished?: RequestFinishedListener;
   /**
@@ -102,6 +103,15 @@ export interface HandlerOptions {
    * new connections, while every other request is still served.
    */
   shutdownSignal?: AbortSignal;
+  /**
+   * Report each request to OpenTelemetry through `@opentelemetry/api`: a
+   * server span (continuing an incoming `traceparent`, ended with the body's
+   * last byte) under which the store's spans nest, the
+   * `http.server.request.duration` histogram and the export metrics; the
+   * trace id goes to `onRequestFinished`. Register an SDK for them to go
+   * anywhere. Default `false`: the handler then touches no OpenTelemetry API.
+   */
+  telemetry?: boolean;
 }
 
 const router = new Router<Operation>([
@@ -180,7 +190,11 @@ export function createHandler(options: HandlerOptions): Handler {
     const headers = { "x-request-id": requestId };
     let response: Response;
     try {
-      const { target, params } = router.match(request.method, pathname);
+      const { target, pattern, params } = router.match(
+        request.method,
+        pathname,
+      );
+      if (facts !== undefined) facts.route = pattern;
       response = await target({
         request,
         params,
@@ -206,7 +220,10 @@ export function createHandler(options: HandlerOptions): Handler {
     }
     return response;
   };
-  if (onRequestFinished === undefined) {
+  const telemetry = options.telemetry
+    ? new RequestTelemetry(exportSlots)
+    : undefined;
+  if (onRequestFinished === undefined && telemetry === undefined) {
     return (request) =>
       handle(request, pathnameOf(request.url), requestIdOf(request));
   }
@@ -216,8 +233,20 @@ export function createHandler(options: HandlerOptions): Handler {
     const pathname = pathnameOf(request.url);
     const requestId = requestIdOf(request);
     const facts: RequestFacts = {};
-    const response = await handle(request, pathname, requestId, facts);
+    const traced = telemetry?.start(request);
+    const response =
+      await (traced === undefined
+        ? handle(request, pathname, requestId, facts)
+        : traced.run(() => handle(request, pathname, requestId, facts)));
     const finish = (bytes: number, aborted: AbortCause | undefined) => {
+      traced?.end({
+        route: facts.route,
+        status: response.status,
+        bytes,
+        aborted,
+        errorCode: facts.errorCode,
+      });
+      if (onRequestFinished === undefined) return;
       const finished: FinishedRequest = {
         time,
         requestId,
@@ -230,6 +259,7 @@ export function createHandler(options: HandlerOptions): Handler {
       if (facts.projectId !== undefined) finished.projectId = facts.projectId;
       if (facts.errorCode !== undefined) finished.errorCode = facts.errorCode;
       if (aborted !== undefined) finished.aborted = aborted;
+      if (traced?.traceId !== undefined) finished.traceId = traced.traceId;
       onRequestFinished(finished);
     };
     // A body built whole knows its length: it is over as far as the handler
@@ -241,8 +271,9 @@ export function createHandler(options: HandlerOptions): Handler {
   };
 }
 
-/** What the access log learns while a request is handled. */
+/** What the access log and the telemetry learn while a request is handled. */
 interface RequestFacts {
+  route?: string;
   projectId?: string;
   errorCode?: string;
 }

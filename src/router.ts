@@ -19,6 +19,8 @@ export interface Route<T> {
 /** A matched route with its (percent-decoded) path params. */
 export interface RouteMatch<T> {
   target: T;
+  /** The route's pattern, e.g. `/v1/integration/{integration_id}`. */
+  pattern: string;
   params: Record<string, string>;
 }
 
@@ -35,20 +37,30 @@ export interface RouteMatch<T> {
  * ]);
  * assert.deepEqual(router.match("DELETE", "/v1/integration/42"), {
  *   target: "delete",
+ *   pattern: "/v1/integration/{integration_id}",
  *   params: { integration_id: "42" },
  * });
  * ```
  */
 export class Router<T> {
-  #routes: { method: string; segments: string[]; target: T }[];
+  #routes: CompiledRoute<T>[];
 
   /** @param routes The routes, tried in order. */
   constructor(routes: readonly Route<T>[]) {
-    this.#routes = routes.map(({ method, pattern, target }) => ({
-      method,
-      segments: pattern.split("/"),
-      target,
-    }));
+    this.#routes = routes.map(({ method, pattern, target }) => {
+      const segments = pattern.split("/");
+      return {
+        method,
+        pattern,
+        segments,
+        params: segments.map((segment) =>
+          segment.startsWith("{") && segment.endsWith("}")
+            ? segment.slice(1, -1)
+            : undefined
+        ),
+        target,
+      };
+    });
   }
 
   /**
@@ -63,9 +75,11 @@ export class Router<T> {
     const segments = pathname.split("/");
     let allowed: string[] | undefined;
     for (const route of this.#routes) {
-      const params = matchSegments(route.segments, segments);
+      const params = matchSegments(route, segments);
       if (params === undefined) continue;
-      if (route.method === method) return { target: route.target, params };
+      if (route.method === method) {
+        return { target: route.target, pattern: route.pattern, params };
+      }
       (allowed ??= []).push(route.method);
     }
     if (allowed === undefined) {
@@ -78,6 +92,15 @@ export class Router<T> {
       { headers: { allow: allowed.join(", ") } },
     );
   }
+}
+
+/** A route split once: its segments, and each `{name}` segment's name. */
+interface CompiledRoute<T> {
+  method: string;
+  pattern: string;
+  segments: string[];
+  params: (string | undefined)[];
+  target: T;
 }
 
 /** Path characters the URL parser keeps as they are in a special URL. */
@@ -119,20 +142,22 @@ export function pathnameOf(url: string): string {
 }
 
 function matchSegments(
-  pattern: string[],
+  route: CompiledRoute<unknown>,
   path: string[],
 ): Record<string, string> | undefined {
-  if (pattern.length !== path.length) return undefined;
-  const params: Record<string, string> = {};
-  for (let i = 0; i < pattern.length; i += 1) {
-    const expected = pattern[i]!;
-    const actual = path[i]!;
-    if (expected.startsWith("{") && expected.endsWith("}")) {
-      if (actual === "") return undefined;
-      params[expected.slice(1, -1)] = decodeSegment(actual);
-    } else if (expected !== actual) {
+  const { segments, params: names } = route;
+  if (segments.length !== path.length) return undefined;
+  // The literal segments first: most routes fail there, before any params
+  // are decoded.
+  for (let i = 0; i < segments.length; i += 1) {
+    if (names[i] === undefined ? segments[i] !== path[i] : path[i] === "") {
       return undefined;
     }
+  }
+  const params: Record<string, string> = {};
+  for (let i = 0; i < segments.length; i += 1) {
+    const name = names[i];
+    if (name !== undefined) params[name] = decodeSegment(path[i]!);
   }
   return params;
 }

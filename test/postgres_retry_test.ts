@@ -12,10 +12,11 @@ describe("Retrying work whose connection was lost", () => {
   it("sends a read again after a lost connection and returns its answer", async () => {
     const codes = ["57P01", "CONNECTION_CLOSED", "ECONNRESET"];
     let attempts = 0;
-    const answer = await retryLostConnection(async () => {
+    const answer = await retryLostConnection(() => {
       const code = codes[attempts++];
-      if (code !== undefined) throw lost(code);
-      return "rows";
+      return code === undefined
+        ? Promise.resolve("rows")
+        : Promise.reject(lost(code));
     });
     assert.equal(answer, "rows");
     assert.equal(attempts, 4);
@@ -54,9 +55,9 @@ describe("Retrying work whose connection was lost", () => {
       const [code, attempts] of [["ECONNREFUSED", 2], ["57P01", 1]] as const
     ) {
       let sent = 0;
-      await retryLostConnection(async () => {
+      await retryLostConnection(() => {
         sent += 1;
-        if (sent === 1) throw lost(code);
+        return sent === 1 ? Promise.reject(lost(code)) : Promise.resolve();
       }, { retryOn: isNeverSent }).catch(() => {});
       assert.equal(sent, attempts, code);
     }

@@ -70,10 +70,12 @@ describe("Router.match", () => {
   it("matches a static path", () => {
     assert.deepEqual(router.match("POST", "/v1/call/message/bulk"), {
       target: "bulk",
+      pattern: "/v1/call/message/bulk",
       params: {},
     });
     assert.deepEqual(router.match("GET", "/openapi.json"), {
       target: "openapi",
+      pattern: "/openapi.json",
       params: {},
     });
   });
@@ -81,10 +83,15 @@ describe("Router.match", () => {
   it("matches a param segment and names it", () => {
     assert.deepEqual(
       router.match("POST", "/v1/workflow/abc-123/trigger/test"),
-      { target: "trigger", params: { flow_id: "abc-123" } },
+      {
+        target: "trigger",
+        pattern: "/v1/workflow/{flow_id}/trigger/test",
+        params: { flow_id: "abc-123" },
+      },
     );
     assert.deepEqual(router.match("GET", "/v1/call/42/message"), {
       target: "messages",
+      pattern: "/v1/call/{call_id}/message",
       params: { call_id: "42" },
     });
   });
@@ -224,7 +231,11 @@ describe("Router 405", () => {
     assert.equal(overlapping.match("POST", "/v1/call/message/bulk").target, 2);
     assert.deepEqual(
       overlapping.match("PUT", "/v1/call/message/bulk"),
-      { target: 3, params: { call_id: "message", part: "bulk" } },
+      {
+        target: 3,
+        pattern: "/v1/call/{call_id}/{part}",
+        params: { call_id: "message", part: "bulk" },
+      },
     );
     assert.deepEqual(
       allowedMethods(
@@ -248,6 +259,7 @@ describe("Router 405", () => {
     assert.equal(ordered.match("GET", "/a/static").target, "static");
     assert.deepEqual(ordered.match("GET", "/a/other"), {
       target: "param",
+      pattern: "/a/{param}",
       params: { param: "other" },
     });
   });

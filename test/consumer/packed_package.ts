@@ -466,6 +466,49 @@ describe("the packed package in a fresh project", () => {
     assert.match(server.stdout, /SIGTERM: shutting down/);
   });
 
+  it("serves Prometheus metrics from its optional OpenTelemetry dependencies", async () => {
+    const port = await freePort();
+    const metricsPort = await freePort();
+    const server = new ServerProcess("npx", [
+      "--no-install",
+      "callflow-api",
+      "serve",
+      "--port",
+      String(port),
+      "--fixtures",
+      "fixtures.json",
+    ], {
+      cwd: project,
+      env: {
+        ...ENV,
+        ...MEMORY_SERVER,
+        OTEL_METRICS_EXPORTER: "prometheus",
+        OTEL_EXPORTER_PROMETHEUS_HOST: "127.0.0.1",
+        OTEL_EXPORTER_PROMETHEUS_PORT: String(metricsPort),
+      },
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      await server.ready(`${url}/readyz`);
+      const response = await fetch(
+        `${url}/v1/call/5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21/message`,
+        { headers: { authorization: "Bearer consumer-owner" } },
+      );
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+      const metrics = await (await fetch(
+        `http://127.0.0.1:${metricsPort}/metrics`,
+      )).text();
+      assert.match(
+        metrics,
+        /http_server_request_duration_count\{[^}]*http_route="\/v1\/call\/\{call_id\}\/message"[^}]*\} 1/,
+        metrics,
+      );
+    } finally {
+      await server.stop();
+    }
+  });
+
   it("prints the version with `serve --version` and refuses a bad --port", () => {
     const version = run("npx", [
       "--no-install",

@@ -109,9 +109,10 @@ export async function runKillScenario(
       HOST: "127.0.0.1",
       FIXTURES: fixturesPath,
       LOG_LEVEL: "warn",
-      // As many slots as exporters: a slot not given back by an aborted
-      // export would show as a 503.
+      // As many slots as exporters, all of them this one project's: a slot
+      // not given back by an aborted export would show as a 503.
       MAX_CONCURRENT_EXPORTS: String(EXPORTERS),
+      MAX_EXPORTS_PER_PROJECT: String(EXPORTERS),
     },
     stdio: ["ignore", "pipe", "pipe"],
   });

@@ -1,0 +1,194 @@
+/**
+ * What the Postgres store reports to OpenTelemetry, through
+ * `@opentelemetry/api` (a no-op until an SDK is registered): a client span
+ * per query, nested under the request's span, and the connections the
+ * store's queries hold or wait for.
+ *
+ * postgres.js keeps no pool statistics, so the connection figures are
+ * counted here, around the store's queries: a query in flight holds a
+ * connection while fewer than the pool's `max` are in flight; beyond that it
+ * waits (queued, or pipelined behind another query on a busy connection).
+ * Idle connections are not reported: postgres.js opens and closes them
+ * lazily, and does not say how many are open.
+ *
+ * @module
+ */
+import {
+  type Context,
+  context,
+  metrics,
+  type ObservableResult,
+  type ObservableUpDownCounter,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Tracer,
+} from "@opentelemetry/api";
+
+/** The instrumentation scope of the store's spans and metrics. */
+const SCOPE = "@callflow/api/postgres";
+
+/** A query's name for its span: the operation and the table, e.g. `SELECT tokens`. */
+export interface QueryName {
+  /** `db.operation.name`, e.g. `SELECT`. */
+  operation: string;
+  /** `db.collection.name`, e.g. `tokens`; none for `SELECT 1`. */
+  table?: string;
+}
+
+/** Which pool: its name, the database and the pool's size. */
+export interface PoolFacts {
+  /** `db.client.connection.pool.name`, e.g. `primary` or `replica`. */
+  name: string;
+  /** `db.namespace`: the database's name. */
+  database: string;
+  /** The pool's size (postgres.js `max`). */
+  max: number;
+}
+
+/**
+ * Spans and connection counts of one store. {@linkcode QueryTelemetry.run}
+ * wraps each query; {@linkcode QueryTelemetry.close} unregisters the
+ * connection gauges.
+ *
+ * @example Counting queries in flight on a pool of one (no SDK: no span)
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { QueryTelemetry } from "./query_telemetry.ts";
+ *
+ * const telemetry = new QueryTelemetry({
+ *   name: "primary",
+ *   database: "app",
+ *   max: 1,
+ * });
+ * const answers: (() => void)[] = [];
+ * const query = () =>
+ *   telemetry.run(
+ *     { operation: "SELECT", table: "tokens" },
+ *     () => new Promise<void>((done) => answers.push(done)),
+ *   );
+ * const queries = [query(), query()];
+ * assert.deepEqual(telemetry.connections(), { used: 1, waiting: 1 });
+ * for (const answer of answers) answer();
+ * await Promise.all(queries);
+ * assert.deepEqual(telemetry.connections(), { used: 0, waiting: 0 });
+ * telemetry.close();
+ * ```
+ */
+export class QueryTelemetry {
+  readonly #tracer: Tracer;
+  readonly #pool: PoolFacts;
+  readonly #used: ObservableUpDownCounter;
+  readonly #pending: ObservableUpDownCounter;
+  #inFlight = 0;
+
+  /** @param pool The pool's name, the database's and the pool's size. */
+  constructor(pool: PoolFacts) {
+    this.#pool = pool;
+    this.#tracer = trace.getTracer(SCOPE);
+    const meter = metrics.getMeter(SCOPE);
+    this.#used = meter.createObservableUpDownCounter(
+      "db.client.connection.count",
+      {
+        description: "Pool connections running the store's queries",
+        unit: "{connection}",
+      },
+    );
+    this.#pending = meter.createObservableUpDownCounter(
+      "db.client.connection.pending_requests",
+      {
+        description: "Store queries waiting for a pool connection",
+        unit: "{request}",
+      },
+    );
+    this.#used.addCallback(this.#observeUsed);
+    this.#pending.addCallback(this.#observePending);
+  }
+
+  /** The connections in use and the queries waiting for one, now. */
+  connections(): { used: number; waiting: number } {
+    return {
+      used: Math.min(this.#inFlight, this.#pool.max),
+      waiting: Math.max(this.#inFlight - this.#pool.max, 0),
+    };
+  }
+
+  /**
+   * Runs a query, counted in flight until it settles, under a client span
+   * when a request's span is active in `parent` (no orphan spans).
+   *
+   * @param name The operation and table, for the span.
+   * @param query Sends the query.
+   * @param parent The context to nest under. Default: the active one.
+   * @returns What `query` resolves.
+   */
+  async run<T>(
+    name: QueryName,
+    query: () => Promise<T>,
+    parent: Context = context.active(),
+  ): Promise<T> {
+    this.#inFlight += 1;
+    try {
+      if (trace.getSpan(parent) === undefined) return await query();
+      return await this.#traced(name, query, parent);
+    } finally {
+      this.#inFlight -= 1;
+    }
+  }
+
+  /** Unregisters the connection gauges (the store is closing). */
+  close(): void {
+    this.#used.removeCallback(this.#observeUsed);
+    this.#pending.removeCallback(this.#observePending);
+  }
+
+  async #traced<T>(
+    { operation, table }: QueryName,
+    query: () => Promise<T>,
+    parent: Context,
+  ): Promise<T> {
+    const span = this.#tracer.startSpan(
+      table === undefined ? operation : `${operation} ${table}`,
+      {
+        kind: SpanKind.CLIENT,
+        attributes: {
+          "db.system": "postgresql",
+          "db.system.name": "postgresql",
+          "db.namespace": this.#pool.database,
+          "db.operation.name": operation,
+          ...(table === undefined ? {} : { "db.collection.name": table }),
+        },
+      },
+      parent,
+    );
+    try {
+      return await query();
+    } catch (error) {
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      span.setAttribute(
+        "error.type",
+        (error as { code?: unknown }).code !== undefined
+          ? String((error as { code: unknown }).code)
+          : (error as Error).name ?? "Error",
+      );
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  #observeUsed = (result: ObservableResult): void => {
+    result.observe(this.connections().used, this.#attributes("used"));
+  };
+
+  #observePending = (result: ObservableResult): void => {
+    result.observe(this.connections().waiting, this.#attributes());
+  };
+
+  #attributes(state?: "used") {
+    return {
+      "db.client.connection.pool.name": this.#pool.name,
+      ...(state === undefined ? {} : { "db.client.connection.state": state }),
+    };
+  }
+}
