@@ -452,6 +452,55 @@ describe("the control API's guards", () => {
     assert.match(body.message, /Unknown field "tims"/);
   });
 
+  it("answers a malformed fault id 404, not 500", async () => {
+    const response = await send("/__mock/faults/%zz", { method: "DELETE" });
+    assert.equal(response.status, 404);
+    const body = await response.json();
+    assert.equal(body.error_code, "FAULT_NOT_FOUND");
+    assert.equal(body.message, "No fault %zz");
+  });
+
+  it("keeps the first journalBodyLimit bytes of a body, whole or streamed", async () => {
+    const small = createMockServer({
+      fixtures: apiFixtures,
+      journalBodyLimit: 8,
+    });
+    const url = `http://127.0.0.1:4010/v1/call/message/bulk`;
+    const body = JSON.stringify({ call_ids: [CALLS.first] });
+    for (
+      const init of [{ body }, {
+        body: new Blob([body]).stream(),
+        duplex: "half",
+      }]
+    ) {
+      const response = await small.fetch(
+        new Request(url, {
+          method: "POST",
+          headers: { ...OWNER, ...json },
+          ...init,
+        } as RequestInit),
+      );
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+    }
+    const exact = await small.fetch(
+      new Request(url, { method: "POST", headers: OWNER, body: "12345678" }),
+    );
+    await exact.arrayBuffer();
+    const entries = small.requests;
+    assert.deepEqual(
+      entries.map((entry) => [entry.body, entry.body_truncated]),
+      [
+        [body.slice(0, 8), true],
+        [body.slice(0, 8), true],
+        ["12345678", false],
+      ],
+    );
+    // A 422's HTTPValidationError body has no error_code.
+    assert.equal(entries[2]!.status, 422);
+    assert.equal(entries[2]!.error_code, null);
+  });
+
   it("describes itself in an OpenAPI document", async () => {
     const response = await send("/__mock/openapi.json");
     const document = await response.json();
