@@ -452,6 +452,23 @@ describe("the control API's guards", () => {
     assert.match(body.message, /Unknown field "tims"/);
   });
 
+  it("answers a control body cut off midway 400, not 500", async () => {
+    const response = await send("/__mock/fixtures", {
+      method: "PUT",
+      headers: json,
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"projects":'));
+          controller.error(new Error("connection reset"));
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.get("connection"), "close");
+    assert.equal((await response.json()).error_code, "BAD_REQUEST");
+  });
+
   it("answers a malformed fault id 404, not 500", async () => {
     const response = await send("/__mock/faults/%zz", { method: "DELETE" });
     assert.equal(response.status, 404);
