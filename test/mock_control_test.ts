@@ -408,6 +408,10 @@ describe("the control API's guards", () => {
       duplex: "half",
     } as RequestInit);
     assert.equal(streamed.status, 413);
+    assert.equal(
+      (await streamed.json()).message,
+      "The body is over the limit of 4096 bytes",
+    );
     const deepMock = createMockServer();
     const deep = await deepMock.fetch(
       new Request("http://127.0.0.1:4010/__mock/fixtures", {
