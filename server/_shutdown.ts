@@ -100,6 +100,44 @@ export function onStopSignal(stop: (signal: string) => void): void {
   process.on("SIGTERM", () => once("SIGTERM"));
 }
 
+/**
+ * The shutdown of every API server entry: on the first SIGINT or SIGTERM,
+ * says so, runs {@linkcode shutDown} within `timeoutSeconds`, and says how
+ * long it took.
+ *
+ * @param server The listening server.
+ * @param app The app it serves.
+ * @param timeoutSeconds The deadline (`SHUTDOWN_TIMEOUT`).
+ * @param say Where the two lines go (default stdout).
+ * @returns Resolves once shut down.
+ *
+ * @example
+ * ```ts ignore
+ * import process from "node:process";
+ * import { shutDownOnStopSignal } from "./_shutdown.ts";
+ *
+ * await shutDownOnStopSignal(server, app, 30);
+ * process.exit(0);
+ * ```
+ */
+export function shutDownOnStopSignal(
+  server: DrainableServer,
+  app: ClosableApp,
+  timeoutSeconds: number,
+  say: (line: string) => void = console.log,
+): Promise<void> {
+  return new Promise((resolve) => {
+    onStopSignal(async (signal) => {
+      say(
+        `${signal}: shutting down (draining, at most ${timeoutSeconds} s)`,
+      );
+      const took = await shutDown(server, app, timeoutSeconds * 1000);
+      say(`Stopped after ${took} ms`);
+      resolve();
+    });
+  });
+}
+
 /** Whether `promise` settled within `ms`. */
 async function within(promise: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: ReturnType<typeof setTimeout> | undefined;

@@ -221,7 +221,7 @@ describe("the packed package in a fresh project", () => {
         "dist/mock/mod.d.ts",
         "dist/mock/msw.js",
         "dist/mock/msw.d.ts",
-        "dist/mock/cli.js",
+        "dist/server/cli.js",
         "dist/server/mod.js",
         "dist/server/mod.d.ts",
         "dist/server/worker.js",
