@@ -177,7 +177,7 @@ async function serveMock(settings: Settings): Promise<number> {
     onStopSignal((signal) => {
       console.log(`${signal}: shutting down`);
       running.close().then(resolve, resolve);
-    });
+    }, { repeatKills: true });
   });
   return 0;
 }

@@ -79,8 +79,11 @@ export async function shutDown(
 
 /**
  * Calls `stop` once, on the first SIGINT or SIGTERM, naming the signal.
+ * Later signals are ignored, or, with `repeatKills`, get the runtime's
+ * default (the process ends): a second Ctrl+C stops a stuck stop.
  *
  * @param stop What to do.
+ * @param options `repeatKills`: let a second signal end the process.
  *
  * @example
  * ```ts ignore
@@ -89,15 +92,28 @@ export async function shutDown(
  * onStopSignal((signal) => console.log(`${signal}: shutting down`));
  * ```
  */
-export function onStopSignal(stop: (signal: string) => void): void {
+export function onStopSignal(
+  stop: (signal: string) => void,
+  { repeatKills = false }: { repeatKills?: boolean } = {},
+): void {
   let stopping = false;
-  const once = (signal: string) => {
+  const listeners = {
+    SIGINT: () => once("SIGINT"),
+    SIGTERM: () => once("SIGTERM"),
+  };
+  const once = (signal: keyof typeof listeners) => {
+    if (repeatKills) {
+      for (const [name, listener] of Object.entries(listeners)) {
+        process.off(name, listener);
+      }
+    }
     if (stopping) return;
     stopping = true;
     stop(signal);
   };
-  process.on("SIGINT", () => once("SIGINT"));
-  process.on("SIGTERM", () => once("SIGTERM"));
+  for (const [name, listener] of Object.entries(listeners)) {
+    process.on(name, listener);
+  }
 }
 
 /**
