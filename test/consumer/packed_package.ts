@@ -554,8 +554,8 @@ describe("the packed package in a fresh project", () => {
     const cli = join(project, "node_modules", "@callflow", "api", "dist");
     for (
       const args of [
-        [join(cli, "mock", "cli.js"), "serve", "--port", "0"],
-        [join(cli, "mock", "cli.js"), "mock", "--port", "0"],
+        [join(cli, "server", "cli.js"), "serve", "--port", "0"],
+        [join(cli, "server", "cli.js"), "mock", "--port", "0"],
         [
           "--input-type=module",
           "--eval",
