@@ -638,7 +638,7 @@ describe(`the mock command's control API under ${runtimeName()}`, () => {
   });
 
   it("prints its version and, with --help, the control API", () => {
-    const cli = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
+    const cli = fileURLToPath(new URL("../server/cli.ts", import.meta.url));
     const runCli = (...args: string[]) =>
       execFileSync(
         process.execPath,
