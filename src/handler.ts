@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { BODY_TIMEOUT_MS, ClientGoneError } from "./validation/body.ts";
+import { BODY_TIMEOUT_MS, ClientGoneError } from "./request_body.ts";
 import {
   type AbortCause,
   countBody,

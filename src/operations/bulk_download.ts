@@ -4,7 +4,7 @@
  * @module
  */
 import { authenticate, authorize } from "../auth.ts";
-import { readBody } from "../validation/body.ts";
+import { readBody } from "../request_body.ts";
 import { parseBulkRequest } from "../validation/mod.ts";
 import { HttpError } from "../http_error.ts";
 import { transcriptArchive } from "../transcript_archive.ts";

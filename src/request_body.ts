@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { HttpError } from "../http_error.ts";
+import { HttpError } from "./http_error.ts";
 
 /** The largest request body accepted: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -26,7 +26,7 @@ export const BODY_TIMEOUT_MS = 30_000;
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { ClientGoneError } from "./body.ts";
+ * import { ClientGoneError } from "./request_body.ts";
  *
  * const error = new ClientGoneError("the connection was reset");
  * assert.equal(error.status, 400);
@@ -88,7 +88,7 @@ export interface ReadBodyOptions {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { readBody } from "./body.ts";
+ * import { readBody } from "./request_body.ts";
  *
  * const bytes = await readBody(new Request("http://x/", { method: "POST", body: "{}" }));
  * assert.equal(bytes.length, 2);
