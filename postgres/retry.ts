@@ -33,11 +33,14 @@ const LOST_SQLSTATE = /^(08...|57P0[1235])$/;
 
 /**
  * How postgres.js and the runtimes' sockets name a connection that closed or
- * could not open. (`CONNECTION_ENDED` and `CONNECTION_DESTROYED` are left
- * out: they mean the pool was ended on purpose.)
+ * could not open. `CONNECTION_DESTROYED` is in: a pool that `RenewablePool`
+ * replaced destroys what it still runs after 5 s, and sent again, that goes
+ * to the new pool (to a closed store's pool, it fails with
+ * `CONNECTION_ENDED`, which is left out: that pool was ended on purpose).
  */
 const LOST_CODES = new Set([
   "CONNECTION_CLOSED",
+  "CONNECTION_DESTROYED",
   "CONNECT_TIMEOUT",
   "ECONNRESET",
   "ECONNREFUSED",

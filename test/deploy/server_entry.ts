@@ -197,6 +197,13 @@ describe("the ./server entry", () => {
         FIXTURES: "demo",
       });
       try {
+        // Each worker seeds the store as it starts: a delete answered by one
+        // before the other has seeded would be undone. Both first.
+        const deadline = Date.now() + 30_000;
+        while (
+          (server.stderr.match(/API ready/g) ?? []).length < 2 &&
+          Date.now() < deadline
+        ) await new Promise((resolve) => setTimeout(resolve, 100));
         const send = sendTo(url);
         const statuses: number[] = [];
         // Several deletes over fresh connections: whichever worker answers,
