@@ -4,7 +4,6 @@
  * @module
  */
 import { authenticate } from "./auth.ts";
-import type { WatchedBody } from "./body_watch.ts";
 import { BODY_TIMEOUT_MS, ClientGoneError } from "./request_body.ts";
 import {
   type AbortCause,
@@ -184,11 +183,18 @@ export function createHandler(options: HandlerOptions): Handler {
         pathname,
       );
       if (facts !== undefined) facts.route = pattern;
-      const context: RequestContext = { request, params, requestId, headers };
-      if (!target.authenticated) return await target.operation(context);
+      if (!target.authenticated) {
+        return await target.operation({ request, params, requestId, headers });
+      }
       const grant = await authenticate(request, store);
       if (facts !== undefined) facts.projectId = grant.projectId;
-      return await target.operation({ ...context, grant });
+      return await target.operation({
+        request,
+        params,
+        requestId,
+        headers,
+        grant,
+      });
     } catch (error) {
       if (error instanceof ClientGoneError) {
         logInfo(requestId, `client went away: ${error.detail}`);
@@ -239,9 +245,10 @@ export function createHandler(options: HandlerOptions): Handler {
       if (traced?.traceId !== undefined) finished.traceId = traced.traceId;
       onRequestFinished(finished);
     };
-    // A body built whole knows its length: it is over as far as the handler
-    // can tell. A streamed one says so, and tells when it is over.
-    const body: WatchedBody | undefined = watchedBodyOf(response);
+    // Every answer is built by responses.ts: a whole body knows its length
+    // (it is over as far as the handler can tell), a streamed one is marked
+    // with the watch that tells when it is over.
+    const body = watchedBodyOf(response);
     if (body === undefined) finish(bodyLengthOf(response) ?? 0, undefined);
     else body.onEnd(finish);
     return response;
