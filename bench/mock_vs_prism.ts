@@ -68,7 +68,7 @@ writeFileSync(script, 'wrk.method = "POST"\nwrk.body = ""\n');
 
 const mock = await start(
   process.execPath,
-  ["mock/cli.ts", "mock", "--port", "0"],
+  ["server/cli.ts", "mock", "--port", "0"],
   /listening on (http:\/\/\S+)/,
 );
 const mockUrl = mock.match[1]!;
@@ -133,7 +133,7 @@ try {
     `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} alternating rounds, medians\n`,
   );
   const LABELS: Record<Name, string> = {
-    mock: "mock (node mock/cli.ts mock)",
+    mock: "mock (node server/cli.ts mock)",
     prism: "Prism 5",
     bare: "bare Node server, constant body (ceiling)",
   };

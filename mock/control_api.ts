@@ -11,7 +11,9 @@ import { HttpError } from "../src/http_error.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
 import { CONTROL_PREFIX } from "./guard.ts";
-import { pathnameOf } from "../src/router.ts";
+import { readBody } from "../src/request_body.ts";
+import { pathnameOf, type Route, Router } from "../src/router.ts";
+import { answerErrors } from "./answer_errors.ts";
 import type { MockState } from "./mock_state.ts";
 
 export { CONTROL_PREFIX } from "./guard.ts";
@@ -67,34 +69,50 @@ export function withControlApi(
   state: MockState,
   options: ControlApiOptions = {},
 ): Handler {
-  const limit = options.fixturesLimit ?? DEFAULT_FIXTURES_LIMIT;
-  return async (request) => {
-    const pathname = pathnameOf(request.url);
-    if (!pathname.startsWith(CONTROL_PREFIX)) return state.handler(request);
-    try {
-      return await control(state, request, pathname, limit);
-    } catch (error) {
-      if (error instanceof HttpError) return error.toResponse();
-      throw error;
-    }
-  };
+  const routes = new Router(
+    controlRoutes(state, options.fixturesLimit ?? DEFAULT_FIXTURES_LIMIT),
+    {
+      notFoundMessage: (pathname) =>
+        `No control route ${pathname}: see GET /__mock/openapi.json`,
+    },
+  );
+  const control = answerErrors(async (request) => {
+    const { target, params } = routes.match(
+      request.method,
+      pathnameOf(request.url),
+    );
+    return await target(request, params);
+  });
+  return (request) =>
+    pathnameOf(request.url).startsWith(CONTROL_PREFIX)
+      ? control(request)
+      : state.handler(request);
 }
 
-async function control(
-  state: MockState,
+/** What a control route does with its request and path params. */
+type ControlRoute = (
   request: Request,
-  pathname: string,
+  params: Record<string, string>,
+) => Response | Promise<Response>;
+
+/** The control API's routes; a 405's `Allow` lists methods in this order. */
+function controlRoutes(
+  state: MockState,
   fixturesLimit: number,
-): Promise<Response> {
-  const route = pathname.slice(CONTROL_PREFIX.length);
-  switch (route) {
-    case "reset":
-      allow(request, "POST");
+): Route<ControlRoute>[] {
+  const route = (method: string, path: string, target: ControlRoute) => ({
+    method,
+    pattern: `${CONTROL_PREFIX}${path}`,
+    target,
+  });
+  const noContent = () => new Response(null, { status: 204 });
+  return [
+    route("POST", "reset", async (request) => {
       await readJson(request, 1024, "BAD_REQUEST");
       await state.reset();
-      return new Response(null, { status: 204 });
-    case "fixtures": {
-      allow(request, "PUT");
+      return noContent();
+    }),
+    route("PUT", "fixtures", async (request) => {
       const document = await readJson(
         request,
         fixturesLimit,
@@ -106,69 +124,39 @@ async function control(
         if (!(error instanceof FixturesError)) throw error;
         throw new HttpError(400, "INVALID_FIXTURES", error.message);
       }
-      return new Response(null, { status: 204 });
-    }
-    case "state":
-      allow(request, "GET");
-      return Response.json(await state.snapshot());
-    case "requests":
-      if (allow(request, "GET", "DELETE") === "DELETE") {
-        state.clearRequests();
-        return new Response(null, { status: 204 });
+      return noContent();
+    }),
+    route("GET", "state", async () => Response.json(await state.snapshot())),
+    route("GET", "requests", () => Response.json({ requests: state.requests })),
+    route("DELETE", "requests", () => {
+      state.clearRequests();
+      return noContent();
+    }),
+    route("GET", "faults", () => Response.json({ faults: state.faults })),
+    route("POST", "faults", async (request) => {
+      const rule = await readJson(request, FAULT_LIMIT, "INVALID_FAULT");
+      try {
+        return Response.json(state.inject(rule as FaultRule), { status: 201 });
+      } catch (error) {
+        if (!(error instanceof FaultRuleError)) throw error;
+        throw new HttpError(400, "INVALID_FAULT", error.message);
       }
-      return Response.json({ requests: state.requests });
-    case "faults":
-      switch (allow(request, "GET", "POST", "DELETE")) {
-        case "GET":
-          return Response.json({ faults: state.faults });
-        case "DELETE":
-          state.clearFaults();
-          return new Response(null, { status: 204 });
-        default: {
-          const rule = await readJson(request, FAULT_LIMIT, "INVALID_FAULT");
-          try {
-            return Response.json(state.inject(rule as FaultRule), {
-              status: 201,
-            });
-          } catch (error) {
-            if (!(error instanceof FaultRuleError)) throw error;
-            throw new HttpError(400, "INVALID_FAULT", error.message);
-          }
-        }
+    }),
+    route("DELETE", "faults", () => {
+      state.clearFaults();
+      return noContent();
+    }),
+    route("GET", "openapi.json", () => Response.json(controlOpenApiDocument)),
+    route("DELETE", "faults/{id}", (_, { id }) => {
+      if (!state.clearFaults(id)) {
+        throw new HttpError(404, "FAULT_NOT_FOUND", `No fault ${id}`);
       }
-    case "openapi.json":
-      allow(request, "GET");
-      return Response.json(controlOpenApiDocument);
-    default:
-      if (route.startsWith("faults/") && !route.slice(7).includes("/")) {
-        allow(request, "DELETE");
-        const id = decodeURIComponent(route.slice(7));
-        if (!state.clearFaults(id)) {
-          throw new HttpError(404, "FAULT_NOT_FOUND", `No fault ${id}`);
-        }
-        return new Response(null, { status: 204 });
-      }
-      throw new HttpError(
-        404,
-        "NOT_FOUND",
-        `No control route ${pathname}: see GET /__mock/openapi.json`,
-      );
-  }
+      return noContent();
+    }),
+  ];
 }
 
-function allow(request: Request, ...methods: string[]): string {
-  if (!methods.includes(request.method)) {
-    throw new HttpError(
-      405,
-      "METHOD_NOT_ALLOWED",
-      `Method ${request.method} is not allowed on ${
-        new URL(request.url).pathname
-      }`,
-      { headers: { allow: methods.join(", ") } },
-    );
-  }
-  return request.method;
-}
+const decoder = new TextDecoder();
 
 /**
  * The request's JSON body, read up to `limit` bytes. A body must come with
@@ -193,9 +181,12 @@ async function readJson(
       "Control API bodies must be sent with Content-Type: application/json",
     );
   if (type !== null && media !== "application/json") throw unsupported();
-  const length = request.headers.get("content-length");
-  if (length !== null && Number(length) > limit) throw tooLarge(limit);
-  const text = request.body === null ? "" : await readText(request.body, limit);
+  const text = decoder.decode(
+    await readBody(request, {
+      limit,
+      tooLargeMessage: `The body is over the limit of ${limit} bytes`,
+    }),
+  );
   if (text === "") return undefined;
   if (type === null) throw unsupported();
   const depth = nestingDepth(text);
@@ -215,40 +206,6 @@ async function readJson(
       `The body is not valid JSON: ${(error as Error).message}`,
     );
   }
-}
-
-async function readText(
-  body: ReadableStream<Uint8Array>,
-  limit: number,
-): Promise<string> {
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes);
-}
-
-function tooLarge(limit: number): HttpError {
-  return new HttpError(
-    413,
-    "PAYLOAD_TOO_LARGE",
-    `The body is over the limit of ${limit} bytes`,
-  );
 }
 
 /**

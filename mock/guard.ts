@@ -7,6 +7,7 @@
  */
 import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
+import { answerErrors } from "./answer_errors.ts";
 
 /** The path prefix reserved for the control API. */
 export const CONTROL_PREFIX = "/__mock/";
@@ -108,16 +109,14 @@ export function withGuard(
   handler: Handler,
   options: GuardOptions = {},
 ): Handler {
-  return (request) => {
+  return answerErrors((request) => {
     const url = new URL(request.url);
     const host = request.headers.get("host") ?? url.host;
     if (!options.allowAnyHost && !isLoopbackHost(host)) {
-      return Promise.resolve(
-        new HttpError(
-          403,
-          "INVALID_HOST",
-          `Host "${host}" is not a loopback name: use localhost, 127.0.0.1 or [::1], or start the mock with --host to serve other names`,
-        ).toResponse(),
+      throw new HttpError(
+        403,
+        "INVALID_HOST",
+        `Host "${host}" is not a loopback name: use localhost, 127.0.0.1 or [::1], or start the mock with --host to serve other names`,
       );
     }
     const origin = request.headers.get("origin");
@@ -125,14 +124,12 @@ export function withGuard(
       url.pathname.startsWith(CONTROL_PREFIX) && origin !== null &&
       !isAllowedOrigin(origin, url)
     ) {
-      return Promise.resolve(
-        new HttpError(
-          403,
-          "FORBIDDEN_ORIGIN",
-          `The control API refuses requests from origin ${origin}: only the mock's own origin and pages on localhost may use it`,
-        ).toResponse(),
+      throw new HttpError(
+        403,
+        "FORBIDDEN_ORIGIN",
+        `The control API refuses requests from origin ${origin}: only the mock's own origin and pages on localhost may use it`,
       );
     }
     return handler(request);
-  };
+  });
 }

@@ -5,6 +5,7 @@
  * @module
  */
 import type { Handler } from "../src/handler.ts";
+import { errorAnswer } from "./answer_errors.ts";
 import { HttpError } from "../src/http_error.ts";
 import { pathnameOf } from "../src/router.ts";
 import {
@@ -15,7 +16,7 @@ import {
 } from "./faults.ts";
 import type { RequestJournal } from "./journal.ts";
 import { findOperation } from "./operations.ts";
-import { preferredCode, preferredResponse } from "./prefer.ts";
+import { preferredCode, preferredError } from "./prefer.ts";
 
 /**
  * Wraps the API handler with the journal, `Prefer: code=` and fault
@@ -55,15 +56,18 @@ export function instrument(
     const operation = findOperation(request.method, pathname);
     const entry = await journal.start(request);
     let fault: string | undefined;
-    let response: Response | undefined;
-    const code = operation === undefined
-      ? undefined
-      : preferredCode(request.headers.get("prefer"));
-    if (code !== undefined) {
-      response = preferredResponse(operation!, code);
-      if (response !== undefined) fault = "prefer";
-    }
-    if (response === undefined) {
+    let response: Response;
+    try {
+      const code = operation === undefined
+        ? undefined
+        : preferredCode(request.headers.get("prefer"));
+      const preferred = code === undefined
+        ? undefined
+        : preferredError(operation!, code);
+      if (preferred !== undefined) {
+        fault = "prefer";
+        throw preferred;
+      }
       const rule = faults.take(
         request.method,
         pathname,
@@ -71,8 +75,10 @@ export function instrument(
       );
       fault = rule?.id;
       response = await apply(rule, handler, request);
+    } catch (error) {
+      response = errorAnswer(error);
     }
-    await journal.finish(entry, response, {
+    journal.finish(entry, response, {
       startedAt,
       ...(operation === undefined ? {} : { operation: operation.operationId }),
       ...(fault === undefined ? {} : { fault }),
@@ -89,12 +95,12 @@ async function apply(
   if (rule === undefined) return handler(request);
   if (rule.delay_ms !== undefined) await delay(rule.delay_ms, request.signal);
   if (rule.status !== undefined) {
-    return new HttpError(
+    throw new HttpError(
       rule.status,
       rule.error_code ?? defaultErrorCode(rule.status),
       rule.message ?? `Injected fault ${rule.id}: status ${rule.status}`,
       rule.headers === undefined ? {} : { headers: rule.headers },
-    ).toResponse();
+    );
   }
   if (rule.drop_connection) return Response.error();
   const response = await handler(request);

@@ -6,6 +6,7 @@
  */
 import { isoTimeNow } from "../src/finished_request.ts";
 import { errorCodeOfResponse } from "../src/http_error.ts";
+import { ClientGoneError, readBodyStart } from "../src/request_body.ts";
 import { pathnameOf } from "../src/router.ts";
 import { isNetworkError } from "./drop_connection.ts";
 
@@ -21,7 +22,10 @@ export interface JournalEntry {
   query: string;
   /** The headers, names lower-cased; `authorization` masked to its scheme. */
   headers: Record<string, string>;
-  /** The body as UTF-8 text, cut at the journal's body limit; `null`: none. */
+  /**
+   * The body as UTF-8 text, cut at the journal's body limit; `null`: none,
+   * or one that failed to arrive.
+   */
   body: string | null;
   /** Whether `body` was cut at the limit. */
   body_truncated: boolean;
@@ -65,7 +69,7 @@ const decoder = new TextDecoder();
  *   headers: { authorization: "Bearer secret" },
  * });
  * const started = await journal.start(request);
- * await journal.finish(started, new Response(null, { status: 204 }), {});
+ * journal.finish(started, new Response(null, { status: 204 }), {});
  * assert.equal(journal.entries()[0]!.headers.authorization, "Bearer ***");
  * ```
  */
@@ -139,16 +143,18 @@ export class RequestJournal {
    * @param response The answer.
    * @param details The operation and fault, and when the request started.
    */
-  async finish(
+  finish(
     entry: JournalEntry,
     response: Response,
     details: { operation?: string; fault?: string; startedAt?: number },
-  ): Promise<void> {
+  ): void {
     const dropped = isNetworkError(response);
     const done: JournalEntry = {
       ...entry,
       status: dropped ? null : response.status,
-      error_code: dropped ? null : await errorCode(response),
+      // The API's own errors (and the mock's) say their code without their
+      // body being read; any other answer has none.
+      error_code: dropped ? null : errorCodeOfResponse(response) ?? null,
       duration_ms: details.startedAt === undefined
         ? 0
         : Math.round(performance.now() - details.startedAt),
@@ -174,34 +180,19 @@ export class RequestJournal {
     ) {
       return { body: null, truncated: false };
     }
-    const reader = request.clone().body!.getReader();
-    const chunks: Uint8Array[] = [];
-    let size = 0;
-    let truncated = false;
     try {
-      while (true) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        chunks.push(value);
-        size += value.byteLength;
-        if (size > this.#bodyLimit) {
-          truncated = true;
-          break;
-        }
-      }
-    } catch {
+      const { bytes, truncated } = await readBodyStart(
+        request.clone(),
+        this.#bodyLimit,
+      );
+      return { body: decoder.decode(bytes), truncated };
+    } catch (error) {
       // A body that fails to arrive is the handler's to report.
-    } finally {
-      reader.cancel().catch(() => {});
+      if (error instanceof ClientGoneError) {
+        return { body: null, truncated: false };
+      }
+      throw error;
     }
-    const bytes = new Uint8Array(Math.min(size, this.#bodyLimit));
-    let offset = 0;
-    for (const chunk of chunks) {
-      const part = chunk.subarray(0, bytes.length - offset);
-      bytes.set(part, offset);
-      offset += part.byteLength;
-    }
-    return { body: decoder.decode(bytes), truncated };
   }
 }
 
@@ -209,20 +200,6 @@ export class RequestJournal {
 function mask(value: string): string {
   const scheme = /^\s*(\S+)\s/.exec(value);
   return scheme === null ? "***" : `${scheme[1]} ***`;
-}
-
-async function errorCode(response: Response): Promise<string | null> {
-  if (response.status < 400) return null;
-  // The API's own errors say their code without their body being read.
-  const known = errorCodeOfResponse(response);
-  if (known !== undefined) return known;
-  if (!/json/i.test(response.headers.get("content-type") ?? "")) return null;
-  try {
-    const body = await response.clone().json() as { error_code?: unknown };
-    return typeof body.error_code === "string" ? body.error_code : null;
-  } catch {
-    return null;
-  }
 }
 
 function positive(

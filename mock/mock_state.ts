@@ -284,14 +284,10 @@ export function createMockState(options: MockStateOptions = {}): MockState {
         await store.seed(fixtures);
       });
     },
-    replaceFixtures: (input) => {
-      let next: Fixtures;
-      try {
-        next = withDefaultProject(parseFixtures(input));
-      } catch (error) {
-        return Promise.reject(error);
-      }
-      return change(async () => {
+    // Async, so that bad fixtures reject the promise rather than throw.
+    replaceFixtures: async (input) => {
+      const next = withDefaultProject(parseFixtures(input));
+      await change(async () => {
         fixtures = next;
         tokens = new Map(next.tokens.map((token) => [token.token, token]));
         store.clear();

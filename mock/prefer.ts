@@ -5,6 +5,7 @@
  * @module
  */
 import { HttpError } from "../src/http_error.ts";
+import { RequestValidationError } from "../src/validation/mod.ts";
 import { defaultErrorCode } from "./faults.ts";
 import type { OperationInfo } from "./operations.ts";
 
@@ -34,31 +35,36 @@ export function preferredCode(header: string | null): number | undefined {
 }
 
 /**
- * The answer to `Prefer: code=<status>` for an operation: `undefined` for a
- * 2xx status (the request is answered normally); an example error body for
- * an error status the operation defines (ErrorResponseSchema with the
- * `error_code` the document names, or an HTTPValidationError for 422); 400
- * `PREFER_CODE_NOT_DEFINED` for a status the operation does not define.
+ * The error `Prefer: code=<status>` asks an operation to answer with:
+ * `undefined` for a 2xx status (the request is answered normally); for an
+ * error status the operation defines, an example of it (ErrorResponseSchema
+ * with the `error_code` the document names, or an HTTPValidationError for
+ * 422); 400 `PREFER_CODE_NOT_DEFINED` for a status the operation does not
+ * define.
  *
  * @param operation The request's operation.
  * @param status The status asked for.
- * @returns The response, or `undefined` to answer normally.
+ * @returns The error to answer with, or `undefined` to answer normally.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { HttpError } from "../src/http_error.ts";
+import { RequestValidationError } from "../src/validation/mod.ts";
  * import { findOperation } from "./operations.ts";
- * import { preferredResponse } from "./prefer.ts";
+ * import { preferredError } from "./prefer.ts";
  *
  * const operation = findOperation("GET", "/v1/call/42/message")!;
- * const response = preferredResponse(operation, 404)!;
- * assert.equal((await response.json()).error_code, "CALL_NOT_FOUND");
+ * const error = preferredError(operation, 404);
+ * assert.ok(error instanceof HttpError);
+ * assert.equal(error.errorCode, "CALL_NOT_FOUND");
+ * assert.equal(preferredError(operation, 200), undefined);
  * ```
  */
-export function preferredResponse(
+export function preferredError(
   operation: OperationInfo,
   status: number,
-): Response | undefined {
+): HttpError | RequestValidationError | undefined {
   const description = operation.responses.get(status);
   if (description === undefined) {
     const defined = [...operation.responses.keys()].join(", ");
@@ -66,22 +72,20 @@ export function preferredResponse(
       400,
       "PREFER_CODE_NOT_DEFINED",
       `Prefer: code=${status} is not a status ${operation.operationId} defines (${defined})`,
-    ).toResponse();
+    );
   }
   if (status < 300) return undefined;
   if (status === 422) {
-    return Response.json({
-      detail: [{
-        type: "missing",
-        loc: ["body"],
-        msg: "Field required",
-        input: null,
-      }],
-    }, { status });
+    return new RequestValidationError([{
+      type: "missing",
+      loc: ["body"],
+      msg: "Field required",
+      input: null,
+    }]);
   }
   const code = /`([A-Z][A-Z0-9_]*)`/.exec(description)?.[1] ??
     defaultErrorCode(status);
   return new HttpError(status, code, description, {
     headers: status === 401 ? { "www-authenticate": "Bearer" } : {},
-  }).toResponse();
+  });
 }

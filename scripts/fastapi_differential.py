@@ -3,7 +3,7 @@
 
 Sends the same requests to FastAPI (scripts/fastapi_app.py, under uvicorn over
 HTTP, or in process with `--over testclient`) and to this project's API (the
-mock server, `mock/cli.ts mock`, over HTTP, with the demo fixtures and a valid
+mock server, `server/cli.ts mock`, over HTTP, with the demo fixtures and a valid
 token), then compares what comes back:
 
 - both 422: the bodies must be byte for byte the same (`identical_422`);
@@ -91,7 +91,7 @@ UUID_CRATE_1_23 = tuple(
 # --- Our server ------------------------------------------------------------
 
 def runtime_command(runtime: str) -> list[str]:
-    cli = str(ROOT / "mock" / "cli.ts")
+    cli = str(ROOT / "server" / "cli.ts")
     executable = shutil.which(runtime) or (runtime if os.path.isfile(runtime) else None)
     if executable is None:
         skip(f"no {runtime} on PATH")
@@ -102,7 +102,7 @@ def runtime_command(runtime: str) -> list[str]:
 
 
 class MockServer:
-    """`mock/cli.ts mock` on a free port of 127.0.0.1, stopped by its PID."""
+    """`server/cli.ts mock` on a free port of 127.0.0.1, stopped by its PID."""
 
     def __init__(self, runtime: str) -> None:
         command = runtime_command(runtime) + [

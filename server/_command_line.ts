@@ -8,6 +8,7 @@
  */
 import { readFileSync } from "node:fs";
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { SettingsError } from "./_settings.ts";
 
 /** A mistake on the command line: the usage is printed, exit code 2. */
 export class UsageError extends Error {
@@ -17,6 +18,34 @@ export class UsageError extends Error {
   constructor(message: string) {
     super(message);
     this.name = "UsageError";
+  }
+}
+
+/**
+ * Reads command-line option values with the settings' parsers: a value
+ * they refuse (a {@linkcode SettingsError}) is a usage error, worded as the
+ * setting's, e.g. `--port must be an integer from 0 to 65535, got "x"`.
+ *
+ * @param read Reads the values; may throw a `SettingsError`.
+ * @returns What `read` returns.
+ * @throws {UsageError} for a value the settings refuse.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { optionValue, UsageError } from "./_command_line.ts";
+ * import { parsePort } from "./_settings.ts";
+ *
+ * assert.equal(optionValue(() => parsePort("80", "--port")), 80);
+ * assert.throws(() => optionValue(() => parsePort("x", "--port")), UsageError);
+ * ```
+ */
+export function optionValue<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    throw new UsageError(error.message);
   }
 }
 

@@ -10,7 +10,7 @@ import { describeTokens } from "./_fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./_app.ts";
 import type { ServerSettings } from "./_settings.ts";
 import { runtimeName, serve } from "./_serve.ts";
-import { onStopSignal, shutDown } from "./_shutdown.ts";
+import { shutDownOnStopSignal } from "./_shutdown.ts";
 
 /**
  * Serves until SIGINT or SIGTERM, then shuts down gracefully: `/readyz`
@@ -80,14 +80,6 @@ export async function serveApp(
     `Health: ${server.url}/healthz, ready: ${server.url}/readyz. Access log: ${settings.logFormat} lines at level ${settings.logLevel} and above.`,
   );
 
-  return await new Promise<number>((resolve) => {
-    onStopSignal(async (signal) => {
-      console.log(
-        `${signal}: shutting down (draining, at most ${settings.shutdownTimeout} s)`,
-      );
-      const took = await shutDown(server, app, settings.shutdownTimeout * 1000);
-      console.log(`Stopped after ${took} ms`);
-      resolve(0);
-    });
-  });
+  await shutDownOnStopSignal(server, app, settings.shutdownTimeout);
+  return 0;
 }

@@ -10,7 +10,7 @@
  * @module
  */
 import process from "node:process";
-import { type Command, UsageError } from "./_command_line.ts";
+import { type Command, optionValue } from "./_command_line.ts";
 import { runServer } from "./_run_server.ts";
 import { parsePort, readServerSettings } from "./_settings.ts";
 
@@ -50,12 +50,9 @@ export const serveCommand: Command = {
     fixtures: { type: "string" },
   },
   async run(values) {
-    let port: number | undefined;
-    try {
-      port = parsePort(values.port as string | undefined, "--port");
-    } catch (error) {
-      throw new UsageError((error as Error).message);
-    }
+    const port = optionValue(() =>
+      parsePort(values.port as string | undefined, "--port")
+    );
     try {
       const settings = readServerSettings(process.env, process.stdout.isTTY);
       return await runServer({

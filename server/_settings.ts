@@ -303,19 +303,49 @@ export function parsePort(
   return port;
 }
 
+/**
+ * A positive integer written as plain digits, at most `max`. Signs,
+ * decimals, exponents and spaces are refused.
+ *
+ * @param value The text, e.g. from `--journal-limit`.
+ * @param name How to name the setting in the refusal.
+ * @param max The largest value taken.
+ * @throws {SettingsError} `<name> must be a positive integer, got "…"`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { parsePositiveInteger } from "./_settings.ts";
+ *
+ * assert.equal(parsePositiveInteger("1000", "--journal-limit"), 1000);
+ * assert.throws(
+ *   () => parsePositiveInteger("0", "--journal-limit"),
+ *   /--journal-limit must be a positive integer, got "0"/,
+ * );
+ * ```
+ */
+export function parsePositiveInteger(
+  value: string,
+  name: string,
+  max: number = Number.MAX_SAFE_INTEGER,
+): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || number < 1 || number > max) {
+    throw new SettingsError(
+      `${name} must be a positive integer, got ${JSON.stringify(value)}`,
+    );
+  }
+  return number;
+}
+
+/** A count setting (at most 9999), or `fallback` when unset. */
 function parseCount(
   value: string | undefined,
   name: string,
   fallback: number,
 ): number {
   if (value === undefined || value === "") return fallback;
-  const count = Number(value);
-  if (!/^\d{1,4}$/.test(value) || count < 1) {
-    throw new SettingsError(
-      `${name} must be a positive integer, got ${JSON.stringify(value)}`,
-    );
-  }
-  return count;
+  return parsePositiveInteger(value, name, 9999);
 }
 
 function parseChoice<T extends string>(

@@ -79,8 +79,11 @@ export async function shutDown(
 
 /**
  * Calls `stop` once, on the first SIGINT or SIGTERM, naming the signal.
+ * Later signals are ignored, or, with `repeatKills`, get the runtime's
+ * default (the process ends): a second Ctrl+C stops a stuck stop.
  *
  * @param stop What to do.
+ * @param options `repeatKills`: let a second signal end the process.
  *
  * @example
  * ```ts ignore
@@ -89,15 +92,66 @@ export async function shutDown(
  * onStopSignal((signal) => console.log(`${signal}: shutting down`));
  * ```
  */
-export function onStopSignal(stop: (signal: string) => void): void {
+export function onStopSignal(
+  stop: (signal: string) => void,
+  { repeatKills = false }: { repeatKills?: boolean } = {},
+): void {
   let stopping = false;
-  const once = (signal: string) => {
+  const listeners = {
+    SIGINT: () => once("SIGINT"),
+    SIGTERM: () => once("SIGTERM"),
+  };
+  const once = (signal: keyof typeof listeners) => {
+    if (repeatKills) {
+      for (const [name, listener] of Object.entries(listeners)) {
+        process.off(name, listener);
+      }
+    }
     if (stopping) return;
     stopping = true;
     stop(signal);
   };
-  process.on("SIGINT", () => once("SIGINT"));
-  process.on("SIGTERM", () => once("SIGTERM"));
+  for (const [name, listener] of Object.entries(listeners)) {
+    process.on(name, listener);
+  }
+}
+
+/**
+ * The shutdown of every API server entry: on the first SIGINT or SIGTERM,
+ * says so, runs {@linkcode shutDown} within `timeoutSeconds`, and says how
+ * long it took.
+ *
+ * @param server The listening server.
+ * @param app The app it serves.
+ * @param timeoutSeconds The deadline (`SHUTDOWN_TIMEOUT`).
+ * @param say Where the two lines go (default stdout).
+ * @returns Resolves once shut down.
+ *
+ * @example
+ * ```ts ignore
+ * import process from "node:process";
+ * import { shutDownOnStopSignal } from "./_shutdown.ts";
+ *
+ * await shutDownOnStopSignal(server, app, 30);
+ * process.exit(0);
+ * ```
+ */
+export function shutDownOnStopSignal(
+  server: DrainableServer,
+  app: ClosableApp,
+  timeoutSeconds: number,
+  say: (line: string) => void = console.log,
+): Promise<void> {
+  return new Promise((resolve) => {
+    onStopSignal(async (signal) => {
+      say(
+        `${signal}: shutting down (draining, at most ${timeoutSeconds} s)`,
+      );
+      const took = await shutDown(server, app, timeoutSeconds * 1000);
+      say(`Stopped after ${took} ms`);
+      resolve();
+    });
+  });
 }
 
 /** Whether `promise` settled within `ms`. */

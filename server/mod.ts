@@ -41,7 +41,7 @@ import { serveApp } from "./_run_server.ts";
 import { openServerApp } from "./_app.ts";
 import { readServerSettings } from "./_settings.ts";
 import { runtimeName } from "./_serve.ts";
-import { type DrainableServer, onStopSignal, shutDown } from "./_shutdown.ts";
+import { type DrainableServer, shutDownOnStopSignal } from "./_shutdown.ts";
 
 /** What `deno serve`, Deno Deploy and Bun read from the default export. */
 export interface ServerEntry {
@@ -113,16 +113,12 @@ function runByNode(): boolean {
 if (runByNode()) {
   process.exit(await serveApp(app, settings));
 } else {
-  onStopSignal(async (signal) => {
-    console.error(
-      `${signal}: shutting down (draining, at most ${settings.shutdownTimeout} s)`,
-    );
-    const took = await shutDown(
-      runtimeServer,
-      app,
-      settings.shutdownTimeout * 1000,
-    );
-    console.log(`Stopped after ${took} ms`);
-    process.exit(0);
-  });
+  // Not awaited: deno serve and Bun read the default export once this
+  // module is evaluated. stdout is the access log's.
+  shutDownOnStopSignal(
+    runtimeServer,
+    app,
+    settings.shutdownTimeout,
+    console.error,
+  ).then(() => process.exit(0));
 }

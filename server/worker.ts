@@ -12,7 +12,8 @@
  * ```
  *
  * Settings are the Worker's environment bindings, read by the servers'
- * settings reader: `FIXTURES` (a fixtures document, as a JSON variable or
+ * settings reader, which refuses the same mistakes (a request then answers
+ * 500 and the Worker logs the setting at fault): `FIXTURES` (a fixtures document, as a JSON variable or
  * JSON text; default the demo data), `DATABASE_URL` (serve from Postgres,
  * already migrated and seeded with `callflow-api migrate`; `FIXTURES` is
  * then ignored), `MAX_CONCURRENT_EXPORTS`, `MAX_EXPORTS_PER_PROJECT`,
@@ -42,7 +43,12 @@ import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { Store } from "../src/store/store.ts";
-import { readServerSettings, type ServerSettings } from "./_settings.ts";
+import { HttpError } from "../src/http_error.ts";
+import {
+  readServerSettings,
+  type ServerSettings,
+  SettingsError,
+} from "./_settings.ts";
 
 /** The bindings the Worker reads; all optional. */
 export interface WorkerEnv {
@@ -98,25 +104,22 @@ async function seededMemoryStore(env: WorkerEnv): Promise<MemoryStore> {
 let isolate: { settings: ServerSettings; exportSlots: ExportSlots } | undefined;
 
 /**
- * The isolate's settings and its export slots: a counter at module scope,
- * shared by every request of the isolate (Workers forbid sharing I/O across
- * requests, not plain state), so the export bounds hold whichever store
- * serves. Wrangler's variables may be numbers: they are read as text.
+ * The isolate's settings, read by the servers' settings reader (so a bad
+ * `LOG_LEVEL` is refused as `npm start` refuses it), and its export slots: a
+ * counter at module scope, shared by every request of the isolate (Workers
+ * forbid sharing I/O across requests, not plain state), so the export bounds
+ * hold whichever store serves. Wrangler's variables may be numbers: they are
+ * read as text. `FIXTURES` is a document here, not a file, and the `OTEL_*`
+ * bindings are ignored: neither goes to the reader.
  */
 function isolateState(env: WorkerEnv) {
   if (isolate === undefined) {
-    const text: Record<string, string | undefined> = {};
-    for (
-      const name of [
-        "MAX_CONCURRENT_EXPORTS",
-        "MAX_EXPORTS_PER_PROJECT",
-        "EXPORT_STALL_TIMEOUT",
-        "LOG_LEVEL",
-        "LOG_FORMAT",
-      ] as const
-    ) {
-      const value = env[name];
-      if (value !== undefined) text[name] = String(value);
+    const text: Record<string, string> = {};
+    for (const [name, value] of Object.entries(env)) {
+      if (name === "FIXTURES" || name.startsWith("OTEL_")) continue;
+      if (typeof value === "string" || typeof value === "number") {
+        text[name] = String(value);
+      }
     }
     const settings = readServerSettings(text);
     isolate = {
@@ -156,7 +159,20 @@ async function answer(
   env: WorkerEnv,
   context: WorkerContext,
 ): Promise<Response> {
-  if (env.DATABASE_URL === undefined || env.DATABASE_URL === "") {
+  let databaseUrl;
+  try {
+    databaseUrl = isolateState(env).settings.databaseUrl;
+  } catch (error) {
+    if (!(error instanceof SettingsError)) throw error;
+    // Refused, as the servers refuse to start: every request says so.
+    console.error(`Cannot serve: ${error.message}`);
+    return new HttpError(
+      500,
+      "INTERNAL_SERVER_ERROR",
+      "The Worker's settings are invalid (see its log)",
+    ).toResponse();
+  }
+  if (databaseUrl === undefined) {
     if (memoryHandler === undefined) {
       memoryStore ??= seededMemoryStore(env).catch((error) => {
         memoryStore = undefined;
@@ -177,7 +193,7 @@ async function answer(
     import("../postgres/connect.ts"),
     import("../postgres/postgres_store.ts"),
   ]);
-  const sql = connectPostgres(env.DATABASE_URL, { max: 1 });
+  const sql = connectPostgres(databaseUrl, { max: 1 });
   const { log, ...options } = handlerOptions(env);
   const handler = createHandler({
     store: new PostgresStore(sql),

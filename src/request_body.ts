@@ -69,6 +69,10 @@ export interface ReadBodyOptions {
   limit?: number;
   /** How long the whole body may take. Default {@linkcode BODY_TIMEOUT_MS}. */
   timeoutMs?: number;
+  /**
+   * The 413's message. Default: `Request body is larger than <limit> bytes`.
+   */
+  tooLargeMessage?: string;
 }
 
 /**
@@ -79,7 +83,7 @@ export interface ReadBodyOptions {
  * {@linkcode ClientGoneError}.
  *
  * @param request The request.
- * @param options The size limit and the deadline.
+ * @param options The size limit, the deadline and the 413's message.
  * @returns The body's bytes (empty when there is none).
  * @throws {HttpError} 413 when the body is larger than `limit`.
  * @throws {ClientGoneError} 400 when the body cannot be read to its end,
@@ -99,12 +103,56 @@ export async function readBody(
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
   const { limit = MAX_BODY_BYTES, timeoutMs = BODY_TIMEOUT_MS } = options;
+  const tooLarge = () =>
+    new HttpError(
+      413,
+      "PAYLOAD_TOO_LARGE",
+      options.tooLargeMessage ?? `Request body is larger than ${limit} bytes`,
+    );
   const declared = Number(request.headers.get("content-length"));
-  if (declared > limit) throw tooLarge(limit);
-  if (request.body === null) return new Uint8Array();
+  if (declared > limit) throw tooLarge();
+  const { bytes, truncated } = await readBodyStart(request, limit, timeoutMs);
+  if (truncated) throw tooLarge();
+  return bytes;
+}
 
+/**
+ * Reads the first `limit` bytes of a request's body and leaves the rest
+ * unread: a record of the body (the mock's request journal), not a body to
+ * parse. A body that stops midway or takes longer than `timeoutMs` is a
+ * {@linkcode ClientGoneError}, as for {@linkcode readBody}.
+ *
+ * @param request The request.
+ * @param limit How many bytes to keep.
+ * @param timeoutMs How long the bytes may take. Default
+ * {@linkcode BODY_TIMEOUT_MS}.
+ * @returns The first `limit` bytes (empty when there is no body), and
+ * whether the body went on past them.
+ * @throws {ClientGoneError} 400 when the body cannot be read that far, 408
+ * when it does not arrive within `timeoutMs`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readBodyStart } from "./request_body.ts";
+ *
+ * const request = new Request("http://x/", { method: "POST", body: "hello" });
+ * const { bytes, truncated } = await readBodyStart(request, 4);
+ * assert.equal(new TextDecoder().decode(bytes), "hell");
+ * assert.ok(truncated);
+ * ```
+ */
+export async function readBodyStart(
+  request: Request,
+  limit: number,
+  timeoutMs: number = BODY_TIMEOUT_MS,
+): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  if (request.body === null) {
+    return { bytes: new Uint8Array(), truncated: false };
+  }
   const chunks: Uint8Array[] = [];
   let size = 0;
+  let truncated = false;
   const reader = request.body.getReader();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -130,24 +178,27 @@ export async function readBody(
           );
         });
       if (done) break;
-      size += value.byteLength;
-      if (size > limit) {
+      if (size + value.byteLength > limit) {
         reader.cancel().catch(() => {});
-        throw tooLarge(limit);
+        chunks.push(value.subarray(0, limit - size));
+        size = limit;
+        truncated = true;
+        break;
       }
+      size += value.byteLength;
       chunks.push(value);
     }
   } finally {
     clearTimeout(timer);
   }
-  if (chunks.length === 1) return chunks[0]!;
-  const body = new Uint8Array(size);
+  if (chunks.length === 1) return { bytes: chunks[0]!, truncated };
+  const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {
-    body.set(chunk, offset);
+    bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return body;
+  return { bytes, truncated };
 }
 
 /** One line about a stream failure: its name, message and code, no stack. */
@@ -157,12 +208,4 @@ function describe(error: unknown): string {
   return `${error.name}: ${error.message}${
     typeof code === "string" ? ` (${code})` : ""
   }`;
-}
-
-function tooLarge(limit: number): HttpError {
-  return new HttpError(
-    413,
-    "PAYLOAD_TOO_LARGE",
-    `Request body is larger than ${limit} bytes`,
-  );
 }

@@ -24,6 +24,15 @@ export interface RouteMatch<T> {
   params: Record<string, string>;
 }
 
+/** Options of {@linkcode Router}. */
+export interface RouterOptions {
+  /**
+   * The 404's message for a path no route has. Default:
+   * `No route for <pathname>`.
+   */
+  notFoundMessage?: (pathname: string) => string;
+}
+
 /**
  * A route table.
  *
@@ -44,9 +53,15 @@ export interface RouteMatch<T> {
  */
 export class Router<T> {
   #routes: CompiledRoute<T>[];
+  #notFoundMessage: ((pathname: string) => string) | undefined;
 
-  /** @param routes The routes, tried in order. */
-  constructor(routes: readonly Route<T>[]) {
+  /**
+   * @param routes The routes, tried in order (a 405's `Allow` lists their
+   * methods in this order).
+   * @param options The 404's message.
+   */
+  constructor(routes: readonly Route<T>[], options: RouterOptions = {}) {
+    this.#notFoundMessage = options.notFoundMessage;
     this.#routes = routes.map(({ method, pattern, target }) => {
       const segments = pattern.split("/");
       return {
@@ -83,7 +98,11 @@ export class Router<T> {
       (allowed ??= []).push(route.method);
     }
     if (allowed === undefined) {
-      throw new HttpError(404, "NOT_FOUND", `No route for ${pathname}`);
+      throw new HttpError(
+        404,
+        "NOT_FOUND",
+        this.#notFoundMessage?.(pathname) ?? `No route for ${pathname}`,
+      );
     }
     throw new HttpError(
       405,

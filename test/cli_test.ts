@@ -1,5 +1,5 @@
 /**
- * The `callflow-api` bin (mock/cli.ts) as a process of the runtime running
+ * The `callflow-api` bin (server/cli.ts) as a process of the runtime running
  * this file: `--help` lists every command, `--version` prints the package's
  * version for each, usage errors share one wording, and `migrate` applies
  * the migrations (and seeds only when told) on a fresh database.

@@ -65,7 +65,7 @@ const entries: Entry[] = [
       ],
     }
     : { name: `./server under ${RUNTIME}`, args: () => ["server/mod.ts"] },
-  { name: "the bin's serve", args: () => [...RUN, "mock/cli.ts", "serve"] },
+  { name: "the bin's serve", args: () => [...RUN, "server/cli.ts", "serve"] },
 ];
 
 let directory: string;

@@ -408,6 +408,10 @@ describe("the control API's guards", () => {
       duplex: "half",
     } as RequestInit);
     assert.equal(streamed.status, 413);
+    assert.equal(
+      (await streamed.json()).message,
+      "The body is over the limit of 4096 bytes",
+    );
     const deepMock = createMockServer();
     const deep = await deepMock.fetch(
       new Request("http://127.0.0.1:4010/__mock/fixtures", {
@@ -450,6 +454,72 @@ describe("the control API's guards", () => {
     const body = await response.json();
     assert.equal(body.error_code, "INVALID_FAULT");
     assert.match(body.message, /Unknown field "tims"/);
+  });
+
+  it("answers a control body cut off midway 400, not 500", async () => {
+    const response = await send("/__mock/fixtures", {
+      method: "PUT",
+      headers: json,
+      body: new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"projects":'));
+          controller.error(new Error("connection reset"));
+        },
+      }),
+      duplex: "half",
+    } as RequestInit);
+    assert.equal(response.status, 400);
+    assert.equal(response.headers.get("connection"), "close");
+    assert.equal((await response.json()).error_code, "BAD_REQUEST");
+  });
+
+  it("answers a malformed fault id 404, not 500", async () => {
+    const response = await send("/__mock/faults/%zz", { method: "DELETE" });
+    assert.equal(response.status, 404);
+    const body = await response.json();
+    assert.equal(body.error_code, "FAULT_NOT_FOUND");
+    assert.equal(body.message, "No fault %zz");
+  });
+
+  it("keeps the first journalBodyLimit bytes of a body, whole or streamed", async () => {
+    const small = createMockServer({
+      fixtures: apiFixtures,
+      journalBodyLimit: 8,
+    });
+    const url = `http://127.0.0.1:4010/v1/call/message/bulk`;
+    const body = JSON.stringify({ call_ids: [CALLS.first] });
+    for (
+      const init of [{ body }, {
+        body: new Blob([body]).stream(),
+        duplex: "half",
+      }]
+    ) {
+      const response = await small.fetch(
+        new Request(url, {
+          method: "POST",
+          headers: { ...OWNER, ...json },
+          ...init,
+        } as RequestInit),
+      );
+      assert.equal(response.status, 200);
+      await response.arrayBuffer();
+    }
+    const exact = await small.fetch(
+      new Request(url, { method: "POST", headers: OWNER, body: "12345678" }),
+    );
+    await exact.arrayBuffer();
+    const entries = small.requests;
+    assert.deepEqual(
+      entries.map((entry) => [entry.body, entry.body_truncated]),
+      [
+        [body.slice(0, 8), true],
+        [body.slice(0, 8), true],
+        ["12345678", false],
+      ],
+    );
+    // A 422's HTTPValidationError body has no error_code.
+    assert.equal(entries[2]!.status, 422);
+    assert.equal(entries[2]!.error_code, null);
   });
 
   it("describes itself in an OpenAPI document", async () => {
@@ -568,7 +638,7 @@ describe(`the mock command's control API under ${runtimeName()}`, () => {
   });
 
   it("prints its version and, with --help, the control API", () => {
-    const cli = fileURLToPath(new URL("../mock/cli.ts", import.meta.url));
+    const cli = fileURLToPath(new URL("../server/cli.ts", import.meta.url));
     const runCli = (...args: string[]) =>
       execFileSync(
         process.execPath,

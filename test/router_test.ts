@@ -158,6 +158,16 @@ describe("Router 404", () => {
     assertRefused("POST", "/v1/call/message/bulkk", 404);
   });
 
+  it("says its notFoundMessage when given one", () => {
+    const control = new Router(
+      [{ method: "POST", pattern: "/__mock/reset", target: "reset" }],
+      { notFoundMessage: (pathname) => `No control route ${pathname}` },
+    );
+    const error = assertRefused("GET", "/__mock/nope", 404, control);
+    assert.equal(error.message, "No control route /__mock/nope");
+    assert.match(assertRefused("GET", "/nope", 404).message, /^No route for/);
+  });
+
   it("does not match a path with an extra segment", () => {
     assertRefused("DELETE", "/v1/integration/x/y", 404);
     assertRefused("POST", "/v1/call/message/bulk/extra", 404);

@@ -1,5 +1,5 @@
 /**
- * `callflow-api serve` (mock/cli.ts dispatching to server/_serve_command.ts) as a
+ * `callflow-api serve` (server/cli.ts dispatching to server/_serve_command.ts) as a
  * process of the runtime running this file: help, version, refusals, and the
  * real API served with the access log on stdout, stopped by SIGTERM.
  *

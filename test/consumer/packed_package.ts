@@ -221,7 +221,7 @@ describe("the packed package in a fresh project", () => {
         "dist/mock/mod.d.ts",
         "dist/mock/msw.js",
         "dist/mock/msw.d.ts",
-        "dist/mock/cli.js",
+        "dist/server/cli.js",
         "dist/server/mod.js",
         "dist/server/mod.d.ts",
         "dist/server/worker.js",
@@ -561,8 +561,8 @@ describe("the packed package in a fresh project", () => {
     const cli = join(project, "node_modules", "@callflow", "api", "dist");
     for (
       const args of [
-        [join(cli, "mock", "cli.js"), "serve", "--port", "0"],
-        [join(cli, "mock", "cli.js"), "mock", "--port", "0"],
+        [join(cli, "server", "cli.js"), "serve", "--port", "0"],
+        [join(cli, "server", "cli.js"), "mock", "--port", "0"],
         [
           "--input-type=module",
           "--eval",

@@ -37,7 +37,7 @@ describe("The installed package on PostgreSQL while backends are killed", {
     "needs DATABASE_URL: a server whose backends can be killed",
 }, () => {
   const project = mkdtempSync(join(tmpdir(), "callflow-kill-consumer-"));
-  const cli = join(project, "node_modules/@callflow/api/dist/mock/cli.js");
+  const cli = join(project, "node_modules/@callflow/api/dist/server/cli.js");
   let db: TestDatabase;
 
   before(async () => {

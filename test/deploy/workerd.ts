@@ -94,6 +94,68 @@ describe("the Worker under workerd (Miniflare)", () => {
     });
   });
 
+  describe("with bindings the settings reader refuses", () => {
+    let logs: string[];
+    const workerLogging = (bindings: Record<string, unknown>) => {
+      logs = [];
+      return new Miniflare({
+        modules: [{ type: "ESModule", path: "worker.js", contents: code }],
+        compatibilityDate: "2026-07-01",
+        compatibilityFlags: ["nodejs_compat"],
+        bindings,
+        handleStructuredLogs: ({ message }: { message: string }) =>
+          void logs.push(message),
+      });
+    };
+
+    for (
+      const [name, value, refusal] of [
+        ["LOG_LEVEL", "verbose", /LOG_LEVEL must be one of/],
+        [
+          "MAX_CONCURRENT_EXPORTS",
+          "lots",
+          /MAX_CONCURRENT_EXPORTS must be a positive integer, got "lots"/,
+        ],
+        ["EXPORT_STALL_TIMEOUT", 0, /EXPORT_STALL_TIMEOUT must be a positive/],
+      ] as const
+    ) {
+      it(`answers 500 and logs the refusal for ${name}=${value}`, async () => {
+        const worker = workerLogging({ [name]: value });
+        try {
+          const response = await worker.dispatchFetch(
+            `http://worker.test/v1/call/${DEMO.calls[0]}/message`,
+            { headers: { authorization: "Bearer demo-viewer" } },
+          );
+          assert.equal(response.status, 500);
+          assert.equal(
+            ((await response.json()) as { error_code: string }).error_code,
+            "INTERNAL_SERVER_ERROR",
+          );
+          assert.match(logs.join("\n"), refusal);
+        } finally {
+          await worker.dispose();
+        }
+      });
+    }
+
+    it("ignores the OTEL_* bindings, which the Worker does not read", async () => {
+      const worker = workerLogging({
+        LOG_LEVEL: "off",
+        OTEL_TRACES_EXPORTER: "zipkin",
+      });
+      try {
+        const response = await worker.dispatchFetch(
+          `http://worker.test/v1/call/${DEMO.calls[0]}/message`,
+          { headers: { authorization: "Bearer demo-viewer" } },
+        );
+        assert.equal(response.status, 200);
+        await response.arrayBuffer();
+      } finally {
+        await worker.dispose();
+      }
+    });
+  });
+
   describe("seeded from a FIXTURES binding", () => {
     let worker: Miniflare;
     before(() =>

@@ -1,5 +1,5 @@
 /**
- * Running the `callflow-api` bin (mock/cli.ts) under the runtime running the
+ * Running the `callflow-api` bin (server/cli.ts) under the runtime running the
  * test: to its end ({@linkcode runBin}), or the `mock` command started for
  * tests that call it over HTTP ({@linkcode startMockCli}).
  *
@@ -10,7 +10,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { runtimeName } from "../../server/_serve.ts";
 
-const CLI = fileURLToPath(new URL("../../mock/cli.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
 
 /** The command line that runs the bin with `args` on this runtime. */
 export function binCommand(args: string[]): [string, string[]] {

@@ -1,8 +1,6 @@
-#!/usr/bin/env node
 /**
- * The package's `bin`, `callflow-api`, and its commands: `serve` (the real
- * API, server/_serve_command.ts), `migrate` (server/_migrate_command.ts) and
- * `mock`, the standalone mock server:
+ * `callflow-api mock`: the standalone mock server, for tests in any
+ * language.
  *
  * ```sh
  * node_modules/.bin/callflow-api mock --port 4010 --fixtures fixtures.json
@@ -15,49 +13,26 @@
  * and the control API under `/__mock/` (reset, fixtures, state, request
  * journal, faults; described at `/__mock/openapi.json`). It prints its
  * address and tokens at start, with `--verbose` one line per request; stops
- * on SIGINT and SIGTERM. Every command takes `--help` and `--version` (the
- * package's version).
+ * on SIGINT and SIGTERM.
  *
  * @module
  */
-import "../server/_require_supported_runtime.ts";
-import process from "node:process";
 import { FixturesError } from "../src/store/fixtures.ts";
-import { describeTokens } from "../server/_fixtures_file.ts";
 import { pathnameOf } from "../src/router.ts";
-import { runtimeName, serve } from "../server/_serve.ts";
-import {
-  type Command,
-  runCommand,
-  USAGE_EXIT_CODE,
-  UsageError,
-  usageErrorText,
-} from "../server/_command_line.ts";
-import { parsePort } from "../server/_settings.ts";
-import { loadStartFixtures, startFixtures } from "../server/_app.ts";
-import { DEFAULT_FIXTURES_LIMIT } from "./control_api.ts";
-import { isDroppedConnection } from "./drop_connection.ts";
-import { isLoopbackHost } from "./guard.ts";
-import { DEFAULT_JOURNAL_LIMIT } from "./journal.ts";
-import { createMockServer } from "./mock_server.ts";
+import { DEFAULT_FIXTURES_LIMIT } from "../mock/control_api.ts";
+import { isDroppedConnection } from "../mock/drop_connection.ts";
+import { isLoopbackHost } from "../mock/guard.ts";
+import { DEFAULT_JOURNAL_LIMIT } from "../mock/journal.ts";
+import { createMockServer } from "../mock/mock_server.ts";
+import { describeTokens } from "./_fixtures_file.ts";
+import { runtimeName, serve } from "./_serve.ts";
+import { type Command, optionValue } from "./_command_line.ts";
+import { parsePort, parsePositiveInteger } from "./_settings.ts";
+import { loadStartFixtures, startFixtures } from "./_app.ts";
+import { onStopSignal } from "./_shutdown.ts";
 
-/** `callflow-api --help`: every command. */
-const USAGE = `Usage: callflow-api <command> [options]
-
-Commands:
-  serve     Serve the API: from memory (the demo data), or from Postgres
-            when DATABASE_URL is set
-  migrate   Apply the migrations to the database at DATABASE_URL (and seed
-            it with --fixtures)
-  mock      Serve a mock of the API with a control API, for tests in any
-            language
-
-Options:
-  -V, --version  Print the package's version
-  -h, --help     Show this help; callflow-api <command> --help shows a
-                 command's options`;
-
-const MOCK_USAGE = `Usage: callflow-api mock [options]
+/** The command's help text. */
+export const MOCK_USAGE = `Usage: callflow-api mock [options]
 
 Serves a mock of the API: the real handler over an in-memory store.
 
@@ -97,38 +72,21 @@ interface Settings {
   fixturesLimit: number;
 }
 
-/** A positive integer option, worded as the settings word theirs. */
-function positiveInteger(name: string, value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || number < 1 || !Number.isSafeInteger(number)) {
-    throw new UsageError(
-      `--${name} must be a positive integer, got ${JSON.stringify(value)}`,
-    );
-  }
-  return number;
-}
-
 function mockSettings(values: Record<string, unknown>): Settings {
-  let port: number;
-  try {
-    port = parsePort(values.port as string, "--port")!;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  return {
-    port,
+  return optionValue(() => ({
+    port: parsePort(values.port as string, "--port")!,
     hostname: values.host as string,
     fixturesPath: values.fixtures as string | undefined,
     verbose: values.verbose === true,
-    journalLimit: positiveInteger(
-      "journal-limit",
+    journalLimit: parsePositiveInteger(
       values["journal-limit"] as string,
+      "--journal-limit",
     ),
-    fixturesLimit: positiveInteger(
-      "fixtures-limit",
+    fixturesLimit: parsePositiveInteger(
       values["fixtures-limit"] as string,
+      "--fixtures-limit",
     ),
-  };
+  }));
 }
 
 function isAddressInUse(error: unknown): boolean {
@@ -216,18 +174,19 @@ async function serveMock(settings: Settings): Promise<number> {
 
   const running = server;
   await new Promise<void>((resolve) => {
-    const stop = (signal: string) => {
+    onStopSignal((signal) => {
       console.log(`${signal}: shutting down`);
       running.close().then(resolve, resolve);
-    };
-    process.once("SIGINT", () => stop("SIGINT"));
-    process.once("SIGTERM", () => stop("SIGTERM"));
+    }, { repeatKills: true });
   });
   return 0;
 }
 
-/** `callflow-api mock`. */
-const mockCommand: Command = {
+/**
+ * `callflow-api mock`: run it with `runCommand(args, mockCommand)`. Exit
+ * code 0 after a stop, 1 when it cannot start, 2 for a usage error.
+ */
+export const mockCommand: Command = {
   usage: MOCK_USAGE,
   options: {
     port: { type: "string", default: "4010" },
@@ -239,47 +198,3 @@ const mockCommand: Command = {
   },
   run: (values) => serveMock(mockSettings(values)),
 };
-
-/** `callflow-api` without a command: its help, its version, or a usage error. */
-const topCommand: Command = {
-  usage: USAGE,
-  options: {},
-  run: () => {
-    throw new UsageError("Missing command: serve, migrate or mock");
-  },
-};
-
-/** Runs the command `args` name; `serve` and `migrate` are loaded only then. */
-async function main(args: string[]): Promise<number> {
-  const [name, ...rest] = args;
-  switch (name) {
-    case "serve": {
-      const { serveCommand } = await import("../server/_serve_command.ts");
-      return await runCommand(rest, serveCommand);
-    }
-    case "migrate": {
-      const { migrateCommand } = await import("../server/_migrate_command.ts");
-      return await runCommand(rest, migrateCommand);
-    }
-    case "mock":
-      return await runCommand(rest, mockCommand);
-  }
-  if (name !== undefined && !name.startsWith("-")) {
-    console.error(
-      usageErrorText(
-        `Unknown command "${name}": use serve, migrate or mock`,
-        USAGE,
-      ),
-    );
-    return USAGE_EXIT_CODE;
-  }
-  return await runCommand(args, topCommand);
-}
-
-main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
-  (error: unknown) => {
-    console.error("callflow-api failed:", error);
-    process.exit(1);
-  },
-);
