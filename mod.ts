@@ -24,7 +24,7 @@ export {
   type ExportRefusal,
   ExportSlots,
 } from "./src/operations/export_slots.ts";
-export { ExportStalledError } from "./src/operations/stall_watch.ts";
+export { ExportStalledError } from "./src/body_watch.ts";
 export {
   type AbortCause,
   type FinishedRequest,

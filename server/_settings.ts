@@ -20,7 +20,7 @@ import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   defaultProjectShare,
 } from "../src/operations/export_slots.ts";
-import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/stall_watch.ts";
+import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/bulk_download.ts";
 
 /** How long a graceful shutdown may take unless told otherwise, in seconds. */
 export const DEFAULT_SHUTDOWN_TIMEOUT = 30;

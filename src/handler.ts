@@ -3,29 +3,31 @@
  *
  * @module
  */
+import { authenticate } from "./auth.ts";
 import { BODY_TIMEOUT_MS, ClientGoneError } from "./request_body.ts";
 import {
   type AbortCause,
-  countBody,
   type FinishedRequest,
   isoTimeNow,
   type RequestFinishedListener,
 } from "./finished_request.ts";
 import { healthz, readyz } from "./health.ts";
-import { errorCodeOfResponse, HttpError } from "./http_error.ts";
+import { HttpError } from "./http_error.ts";
 import { openApiDocument } from "./openapi.ts";
-import { bulkDownload } from "./operations/bulk_download.ts";
+import {
+  bulkDownload,
+  DEFAULT_EXPORT_STALL_TIMEOUT_MS,
+} from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
-import type { Operation, OperationContext } from "./operations/context.ts";
+import type { Endpoint, RequestContext } from "./operations/context.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   ExportSlots,
 } from "./operations/export_slots.ts";
-import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "./operations/stall_watch.ts";
-import { triggerTest } from "./operations/trigger_test.ts";
+import { testTrigger } from "./operations/test_trigger.ts";
 import { RequestValidationError } from "./validation/mod.ts";
-import { bodyLengthOf, json } from "./responses.ts";
+import { bodyLengthOf, json, watchedBodyOf } from "./responses.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
 import { RequestTelemetry } from "./telemetry.ts";
@@ -114,28 +116,6 @@ export interface HandlerOptions {
   telemetry?: boolean;
 }
 
-const router = new Router<Operation>([
-  { method: "GET", pattern: "/openapi.json", target: serveOpenApi },
-  { method: "GET", pattern: "/healthz", target: healthz },
-  { method: "GET", pattern: "/readyz", target: readyz },
-  { method: "POST", pattern: "/v1/call/message/bulk", target: bulkDownload },
-  {
-    method: "GET",
-    pattern: "/v1/call/{call_id}/message",
-    target: callMessages,
-  },
-  {
-    method: "DELETE",
-    pattern: "/v1/integration/{integration_id}",
-    target: deleteIntegration,
-  },
-  {
-    method: "POST",
-    pattern: "/v1/workflow/{flow_id}/trigger/test",
-    target: triggerTest,
-  },
-]);
-
 /** An incoming `X-Request-Id` worth echoing: short, plain characters. */
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
@@ -167,58 +147,61 @@ export function createHandler(options: HandlerOptions): Handler {
     now = () => new Date(),
     logError = logToConsole,
     logInfo = infoToConsole,
-    bodyTimeoutMs = BODY_TIMEOUT_MS,
-  } = options;
-  const { onRequestFinished, readinessTimeout = 2000 } = options;
-  const {
-    exportStallTimeoutMs = DEFAULT_EXPORT_STALL_TIMEOUT_MS,
-    shutdownSignal,
+    onRequestFinished,
   } = options;
   const exportSlots = options.exportSlots ?? new ExportSlots(
     options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
     options.maxExportsPerProject,
   );
-  /** Answers a request; `facts` collects what the access log needs. */
+  const router = endpoints({
+    store,
+    now,
+    logError,
+    bodyTimeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+    exportSlots,
+    stallTimeoutMs: options.exportStallTimeoutMs ??
+      DEFAULT_EXPORT_STALL_TIMEOUT_MS,
+    readinessTimeout: options.readinessTimeout ?? 2000,
+    shutdownSignal: options.shutdownSignal,
+  });
+  /**
+   * Answers a request: routes it, authenticates it when its route needs a
+   * token, runs the operation, renders what it throws. `facts`, when given,
+   * collects what the access log and the telemetry need.
+   */
   const handle = async (
     request: Request,
     pathname: string,
     requestId: string,
     facts?: RequestFacts,
   ): Promise<Response> => {
-    const reportError = (error: unknown) => logError(requestId, error);
     // Built into each response rather than set on it afterwards.
     const headers = { "x-request-id": requestId };
-    let response: Response;
     try {
       const { target, pattern, params } = router.match(
         request.method,
         pathname,
       );
       if (facts !== undefined) facts.route = pattern;
-      response = await target({
+      if (!target.authenticated) {
+        return await target.operation({ request, params, requestId, headers });
+      }
+      const grant = await authenticate(request, store);
+      if (facts !== undefined) facts.projectId = grant.projectId;
+      return await target.operation({
         request,
         params,
-        store: facts === undefined ? store : new GrantRecorder(store, facts),
-        now,
-        reportError,
-        readinessTimeout,
-        bodyTimeoutMs,
-        exportSlots,
-        exportStallTimeoutMs,
-        shutdownSignal,
+        requestId,
         headers,
+        grant,
       });
     } catch (error) {
       if (error instanceof ClientGoneError) {
         logInfo(requestId, `client went away: ${error.detail}`);
       }
-      response = errorResponse(error, requestId, headers, reportError);
+      if (facts !== undefined) facts.errorCode = errorCodeOf(error);
+      return errorResponse(error, requestId, headers, logError);
     }
-    if (facts !== undefined) {
-      const errorCode = errorCodeOf(response);
-      if (errorCode !== undefined) facts.errorCode = errorCode;
-    }
-    return response;
   };
   const telemetry = options.telemetry
     ? new RequestTelemetry(exportSlots)
@@ -262,13 +245,68 @@ export function createHandler(options: HandlerOptions): Handler {
       if (traced?.traceId !== undefined) finished.traceId = traced.traceId;
       onRequestFinished(finished);
     };
-    // A body built whole knows its length: it is over as far as the handler
-    // can tell, and goes to the server untouched. Only a stream is counted.
-    const bytes = bodyLengthOf(response);
-    if (bytes === undefined) return await countBody(response, finish);
-    finish(bytes, undefined);
+    // Every answer is built by responses.ts: a whole body knows its length
+    // (it is over as far as the handler can tell), a streamed one is marked
+    // with the watch that tells when it is over.
+    const body = watchedBodyOf(response);
+    if (body === undefined) finish(bodyLengthOf(response) ?? 0, undefined);
+    else body.onEnd(finish);
     return response;
   };
+}
+
+/** The settings the handler's operations are built with, once. */
+interface EndpointSettings {
+  store: Store;
+  now: () => Date;
+  logError: ErrorLogger;
+  bodyTimeoutMs: number;
+  exportSlots: ExportSlots;
+  stallTimeoutMs: number;
+  readinessTimeout: number;
+  shutdownSignal: AbortSignal | undefined;
+}
+
+/** The API's routes, their operations built with the handler's settings. */
+function endpoints(settings: EndpointSettings): Router<Endpoint> {
+  const { store } = settings;
+  return new Router<Endpoint>([
+    {
+      method: "GET",
+      pattern: "/openapi.json",
+      target: { authenticated: false, operation: serveOpenApi },
+    },
+    {
+      method: "GET",
+      pattern: "/healthz",
+      target: { authenticated: false, operation: healthz },
+    },
+    {
+      method: "GET",
+      pattern: "/readyz",
+      target: { authenticated: false, operation: readyz(settings) },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/call/message/bulk",
+      target: { authenticated: true, operation: bulkDownload(settings) },
+    },
+    {
+      method: "GET",
+      pattern: "/v1/call/{call_id}/message",
+      target: { authenticated: true, operation: callMessages(store) },
+    },
+    {
+      method: "DELETE",
+      pattern: "/v1/integration/{integration_id}",
+      target: { authenticated: true, operation: deleteIntegration(store) },
+    },
+    {
+      method: "POST",
+      pattern: "/v1/workflow/{flow_id}/trigger/test",
+      target: { authenticated: true, operation: testTrigger(settings) },
+    },
+  ]);
 }
 
 /** What the access log and the telemetry learn while a request is handled. */
@@ -286,51 +324,14 @@ function requestIdOf(request: Request): string {
     : crypto.randomUUID();
 }
 
-/** The `error_code` a response carries; `VALIDATION_ERROR` for a 422, which has none. */
-function errorCodeOf(response: Response): string | undefined {
-  return errorCodeOfResponse(response) ??
-    (response.status === 422 ? "VALIDATION_ERROR" : undefined);
+/** The `error_code` of what was thrown; `VALIDATION_ERROR` for a 422, which has none. */
+function errorCodeOf(error: unknown): string {
+  if (error instanceof HttpError) return error.errorCode;
+  if (error instanceof RequestValidationError) return "VALIDATION_ERROR";
+  return "INTERNAL_SERVER_ERROR";
 }
 
-/**
- * The store, noting the project of the grant its `findGrant` finds. A class,
- * so wrapping a request's store costs one small object, not seven closures.
- */
-class GrantRecorder implements Store {
-  readonly #store: Store;
-  readonly #facts: RequestFacts;
-
-  constructor(store: Store, facts: RequestFacts) {
-    this.#store = store;
-    this.#facts = facts;
-  }
-
-  async findGrant(tokenHash: string) {
-    const grant = await this.#store.findGrant(tokenHash);
-    if (grant !== undefined) this.#facts.projectId = grant.projectId;
-    return grant;
-  }
-  callMessages(projectId: string, callId: string) {
-    return this.#store.callMessages(projectId, callId);
-  }
-  transcripts(projectId: string, callIds: readonly string[]) {
-    return this.#store.transcripts(projectId, callIds);
-  }
-  deleteIntegration(projectId: string, integrationId: string) {
-    return this.#store.deleteIntegration(projectId, integrationId);
-  }
-  findFlow(projectId: string, flowId: string) {
-    return this.#store.findFlow(projectId, flowId);
-  }
-  recentCalls(projectId: string, limit: number) {
-    return this.#store.recentCalls(projectId, limit);
-  }
-  ping() {
-    return this.#store.ping();
-  }
-}
-
-function serveOpenApi({ headers }: OperationContext): Promise<Response> {
+function serveOpenApi({ headers }: RequestContext): Promise<Response> {
   return Promise.resolve(json(openApiDocument, 200, headers));
 }
 
@@ -338,12 +339,12 @@ function errorResponse(
   error: unknown,
   requestId: string,
   headers: Record<string, string>,
-  reportError: (error: unknown) => void,
+  logError: ErrorLogger,
 ): Response {
   if (error instanceof HttpError || error instanceof RequestValidationError) {
     return error.toResponse(headers);
   }
-  reportError(error);
+  logError(requestId, error);
   return new HttpError(
     500,
     "INTERNAL_SERVER_ERROR",

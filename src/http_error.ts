@@ -64,15 +64,7 @@ export class HttpError extends Error {
     message: string,
     options: HttpErrorOptions = {},
   ) {
-    // A 4xx is an expected answer, not a bug: its stack would never be read,
-    // and capturing one doubled a 404's cost (bench/README.md). A 5xx keeps it.
-    // `stackTraceLimit` is V8's and JavaScriptCore's, not in the ES or DOM
-    // types the core is checked against; elsewhere setting it is harmless.
-    const limits = Error as { stackTraceLimit?: number | undefined };
-    const stackTraceLimit = limits.stackTraceLimit;
-    if (status < 500) limits.stackTraceLimit = 0;
     super(message, { cause: options.cause });
-    limits.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
     this.status = status;
     this.errorCode = errorCode;
@@ -89,54 +81,17 @@ export class HttpError extends Error {
   }
 
   /**
-   * Renders the error as a JSON response.
+   * Renders the error as a JSON response, which carries its `error_code` for
+   * {@linkcode errorCodeOfResponse}.
    *
    * @param headers More headers to send, e.g. the request id.
    */
   toResponse(headers?: Readonly<Record<string, string>>): Response {
-    return HttpError.respond(this.status, this.errorCode, this.message, {
+    const response: Coded = json(this, this.status, {
       ...headerRecord(this.headers),
       ...headers,
     });
-  }
-
-  /**
-   * Renders the response such an error would, without creating one: for an
-   * answer an operation gives in its normal course (a lookup that found
-   * nothing), where throwing would make every 404 pay for an exception.
-   *
-   * @param status The HTTP status code.
-   * @param errorCode The machine-readable error code.
-   * @param message The human-readable detail sent to the client.
-   * @param headers More headers to send, e.g. the request id.
-   * @returns The ErrorResponseSchema response.
-   *
-   * @example
-   * ```ts
-   * import assert from "node:assert/strict";
-   * import { HttpError } from "./http_error.ts";
-   *
-   * const response = HttpError.respond(404, "FLOW_NOT_FOUND", "Flow not found");
-   * assert.equal(response.status, 404);
-   * assert.deepEqual(
-   *   await response.json(),
-   *   new HttpError(404, "FLOW_NOT_FOUND", "Flow not found").toJSON(),
-   * );
-   * ```
-   */
-  static respond(
-    status: number,
-    errorCode: string,
-    message: string,
-    headers?: Readonly<Record<string, string>>,
-  ): Response {
-    const body: ErrorResponseBody = {
-      status: "error",
-      error_code: errorCode,
-      message,
-    };
-    const response: Coded = json(body, status, headers);
-    response[ERROR_CODE] = errorCode;
+    response[ERROR_CODE] = this.errorCode;
     return response;
   }
 }
@@ -152,7 +107,7 @@ type Coded = Response & { [ERROR_CODE]?: string };
 
 /**
  * The `error_code` a response was rendered with by {@linkcode HttpError},
- * read without touching its body (for the access log).
+ * read without touching its body (e.g. by the mock's journal).
  *
  * @param response Any response.
  * @returns The code, or `undefined` for a response HttpError did not render.
@@ -162,8 +117,8 @@ type Coded = Response & { [ERROR_CODE]?: string };
  * import assert from "node:assert/strict";
  * import { errorCodeOfResponse, HttpError } from "./http_error.ts";
  *
- * const response = HttpError.respond(404, "FLOW_NOT_FOUND", "Flow not found");
- * assert.equal(errorCodeOfResponse(response), "FLOW_NOT_FOUND");
+ * const error = new HttpError(404, "FLOW_NOT_FOUND", "Flow not found");
+ * assert.equal(errorCodeOfResponse(error.toResponse()), "FLOW_NOT_FOUND");
  * assert.equal(errorCodeOfResponse(new Response("{}")), undefined);
  * ```
  */

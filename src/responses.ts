@@ -1,10 +1,13 @@
 /**
- * The responses the operations answer with. Each one built here knows its
- * body's byte length from the start ({@linkcode bodyLengthOf}), so the access
- * log never has to re-read a body to count it.
+ * The responses the operations answer with. Each one built here says what
+ * its body is: a whole body knows its byte length from the start
+ * ({@linkcode bodyLengthOf}), a streamed one is marked with its watch
+ * ({@linkcode watchedBodyOf}), so nobody has to read a body ahead to tell
+ * them apart or to count it.
  *
  * @module
  */
+import type { WatchedBody } from "./body_watch.ts";
 
 /**
  * Where a response built here keeps its body length: a property under a
@@ -13,8 +16,14 @@
  */
 const BODY_LENGTH = Symbol("bodyLength");
 
-/** A response carrying its body length. */
-type Measured = Response & { [BODY_LENGTH]?: number };
+/** Where a streamed response keeps the watch on its body. */
+const WATCHED_BODY = Symbol("watchedBody");
+
+/** A response carrying its body length, or the watch on its streamed body. */
+type Measured = Response & {
+  [BODY_LENGTH]?: number;
+  [WATCHED_BODY]?: WatchedBody;
+};
 
 /**
  * A JSON response.
@@ -95,12 +104,60 @@ export function empty(
 }
 
 /**
+ * A response whose body is streamed as it is read, marked as such: its
+ * length is known only once it is over, which `body` tells.
+ *
+ * @param body The watched body.
+ * @param headers The response's headers.
+ * @returns A 200 response.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { WatchedBody } from "./body_watch.ts";
+ * import { bodyLengthOf, streamed, watchedBodyOf } from "./responses.ts";
+ *
+ * const body = new WatchedBody(new Blob(["zip"]).stream(), 60_000);
+ * const response = streamed(body, { "content-type": "application/zip" });
+ * assert.equal(watchedBodyOf(response), body);
+ * assert.equal(bodyLengthOf(response), undefined);
+ * assert.equal(await response.text(), "zip");
+ * ```
+ */
+export function streamed(
+  body: WatchedBody,
+  headers: Readonly<Record<string, string>>,
+): Response {
+  const response: Measured = new Response(body.readable, { headers });
+  response[WATCHED_BODY] = body;
+  return response;
+}
+
+/**
+ * The watch on the body of a response built by {@linkcode streamed}.
+ *
+ * @param response Any response.
+ * @returns The watch, or `undefined` for a response not streamed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { json, watchedBodyOf } from "./responses.ts";
+ *
+ * assert.equal(watchedBodyOf(json({ ok: true })), undefined);
+ * ```
+ */
+export function watchedBodyOf(response: Response): WatchedBody | undefined {
+  return (response as Measured)[WATCHED_BODY];
+}
+
+/**
  * The byte length of a body built by {@linkcode json},
  * {@linkcode jsonText} or {@linkcode empty}, read without touching the body.
  *
  * @param response Any response.
  * @returns The length in bytes, or `undefined` for a response not built here
- * (a streamed export, whose length is known only once it is sent).
+ * or {@linkcode streamed} (whose length is known only once it is sent).
  *
  * @example
  * ```ts

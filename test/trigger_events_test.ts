@@ -11,7 +11,7 @@ import { MemoryStore } from "../src/store/memory_store.ts";
 import { nextFireTimes, scheduleProblem } from "../src/schedule.ts";
 import type { Flow, Trigger } from "../src/store/store.ts";
 import { EXAMPLE_CALL_ID, SAMPLE_EVENT_COUNT } from "../src/trigger_events.ts";
-import { sampleEvents } from "../src/operations/trigger_test.ts";
+import { sampleEvents } from "../src/operations/test_trigger.ts";
 
 const ACME = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
 const GLOBEX = "9f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a00";

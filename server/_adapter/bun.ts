@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { bodyLengthOf } from "../../src/responses.ts";
+import { watchedBodyOf } from "../../src/responses.ts";
 import { Drain } from "./drain.ts";
 import {
   type RunningServer,
@@ -95,15 +95,9 @@ export function drainedBunFetch(
     drain.arrive(request);
     const response = await handler(request, server);
     // A slow client reading a large ZIP must not be cut off (Bun counts a
-    // client that reads nothing for a while as idle). Only a streamed body
-    // (one of no known length) can be one: a JSON answer's headers are
-    // never read here.
-    if (
-      bodyLengthOf(response) === undefined &&
-      response.headers.get("content-type") === "application/zip"
-    ) {
-      server.timeout(request, 0);
-    }
+    // client that reads nothing for a while as idle): a streamed body has
+    // its own stall deadline (src/body_watch.ts).
+    if (watchedBodyOf(response) !== undefined) server.timeout(request, 0);
     return drain.respond(response);
   };
 }

@@ -3,105 +3,128 @@
  *
  * @module
  */
-import { authenticate, authorize } from "../auth.ts";
+import { authorize } from "../auth.ts";
+import { WatchedBody } from "../body_watch.ts";
 import { readBody } from "../request_body.ts";
 import { parseBulkRequest } from "../validation/mod.ts";
 import { HttpError } from "../http_error.ts";
+import { streamed } from "../responses.ts";
+import type { Store } from "../store/store.ts";
 import { transcriptArchive } from "../transcript_archive.ts";
-import type { OperationContext } from "./context.ts";
-import type { ExportRefusal } from "./export_slots.ts";
-import {
-  DEFAULT_EXPORT_STALL_TIMEOUT_MS,
-  watchedExport,
-} from "./stall_watch.ts";
+import type { GrantedContext, Operation } from "./context.ts";
+import type { ExportRefusal, ExportSlots } from "./export_slots.ts";
+
+/** How long an export's client may read nothing before it is cut, in ms. */
+export const DEFAULT_EXPORT_STALL_TIMEOUT_MS = 60_000;
 
 /** When a client refused for too many exports should try again, in seconds. */
 const RETRY_AFTER_SECONDS = "1";
 
+/** Settings of {@linkcode bulkDownload}. */
+export interface BulkDownloadSettings {
+  /** Where the transcripts are. */
+  store: Store;
+  /** The clock, for the entries' modification time. */
+  now: () => Date;
+  /** Told of a store failure that aborted an archive midway. */
+  logError: (requestId: string, error: unknown) => void;
+  /** How long the request body may take to arrive, in ms. */
+  bodyTimeoutMs: number;
+  /** The bound on exports streaming at once, in all and per project. */
+  exportSlots: ExportSlots;
+  /** How long a client may read nothing before its export is cut, in ms. */
+  stallTimeoutMs: number;
+}
+
 /**
- * Answers with a streamed ZIP of the requested calls' transcripts, or 404
- * `NO_TRANSCRIPTS_FOUND` when none of them has a message. The 404 decision is
- * made on the store's first chunk, before any byte is sent. When the
- * context's export slots are all taken, or the project's share of them,
- * answers 503 `TOO_MANY_EXPORTS` with `Retry-After`; a slot is held until the
- * ZIP ends, fails, is cancelled, or its client has read nothing for
- * `exportStallTimeoutMs` (then the transfer is cut).
+ * The operation that answers with a streamed ZIP of the requested calls'
+ * transcripts, or 404 `NO_TRANSCRIPTS_FOUND` when none of them has a
+ * message. The 404 decision is made on the store's first chunk, before any
+ * byte is sent. When the export slots are all taken, or the project's share
+ * of them, it answers 503 `TOO_MANY_EXPORTS` with `Retry-After`; a slot is
+ * held until the ZIP ends, fails, is cancelled, or its client has read
+ * nothing for `stallTimeoutMs` (then the transfer is cut). The response is
+ * marked as streamed (`watchedBodyOf` in `responses.ts`), with the watch on
+ * its body that gives the slot back.
+ *
+ * @param settings The store, the clock and the export's bounds.
+ * @returns The operation.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { bulkDownload } from "./bulk_download.ts";
+ * import { ExportSlots } from "./export_slots.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
+ * const exportSlots = new ExportSlots(1);
+ * const run = bulkDownload({
+ *   store: new MemoryStore(),
+ *   now: () => new Date(),
+ *   logError: console.error,
+ *   bodyTimeoutMs: 30_000,
+ *   exportSlots,
+ *   stallTimeoutMs: 60_000,
+ * });
  * await assert.rejects(
- *   bulkDownload({
- *     request: new Request("http://x/v1/call/message/bulk", { method: "POST" }),
+ *   run({
+ *     request: new Request("http://x/v1/call/message/bulk", {
+ *       method: "POST",
+ *       headers: { "content-type": "application/json" },
+ *       body: '{"call_ids": ["5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21"]}',
+ *     }),
  *     params: {},
- *     store: new MemoryStore(),
- *     now: () => new Date(),
- *     reportError: console.error,
+ *     requestId: "r1",
+ *     headers: {},
+ *     grant: { projectId: "p", role: "viewer" },
  *   }),
- *   (error: { status: number }) => error.status === 401, // no token
+ *   { status: 404, errorCode: "NO_TRANSCRIPTS_FOUND" },
  * );
+ * assert.equal(exportSlots.running, 0); // the slot was given back
  * ```
  */
-export async function bulkDownload(
-  {
-    request,
-    store,
-    now,
-    reportError,
-    bodyTimeoutMs,
-    exportSlots,
-    exportStallTimeoutMs = DEFAULT_EXPORT_STALL_TIMEOUT_MS,
-    headers,
-  }: OperationContext,
-): Promise<Response> {
-  const grant = await authenticate(request, store);
-  const callIds = parseBulkRequest(
-    await readBody(
-      request,
-      bodyTimeoutMs === undefined ? {} : { timeoutMs: bodyTimeoutMs },
-    ),
-    request.headers.get("content-type"),
-  );
-  authorize(grant, "transcripts:read");
+export function bulkDownload(
+  settings: BulkDownloadSettings,
+): Operation<GrantedContext> {
+  const { store, now, logError, exportSlots, stallTimeoutMs } = settings;
+  const bodyOptions = { timeoutMs: settings.bodyTimeoutMs };
+  return async ({ request, requestId, grant, headers }) => {
+    const callIds = parseBulkRequest(
+      await readBody(request, bodyOptions),
+      request.headers.get("content-type"),
+    );
+    authorize(grant, "transcripts:read");
 
-  const release = exportSlots === undefined
-    ? () => {}
-    : exportSlots.take(grant.projectId);
-  if (typeof release !== "function") throw tooManyExports(release);
-  let archive: ReadableStream<Uint8Array>;
-  try {
-    const chunks = store.transcripts(grant.projectId, callIds)
-      [Symbol.asyncIterator]();
-    const first = await chunks.next();
-    if (first.done) {
-      throw new HttpError(
-        404,
-        "NO_TRANSCRIPTS_FOUND",
-        "None of the requested calls has a transcript",
-      );
+    const release = exportSlots.take(grant.projectId);
+    if (typeof release !== "function") throw tooManyExports(release);
+    let archive: ReadableStream<Uint8Array>;
+    try {
+      const chunks = store.transcripts(grant.projectId, callIds)
+        [Symbol.asyncIterator]();
+      const first = await chunks.next();
+      if (first.done) {
+        throw new HttpError(
+          404,
+          "NO_TRANSCRIPTS_FOUND",
+          "None of the requested calls has a transcript",
+        );
+      }
+      archive = transcriptArchive(first.value, chunks, {
+        lastModified: now(),
+        onError: (error) => logError(requestId, error),
+      });
+    } catch (error) {
+      release();
+      throw error;
     }
-    archive = transcriptArchive(first.value, chunks, {
-      lastModified: now(),
-      onError: reportError,
-    });
-  } catch (error) {
-    release();
-    throw error;
-  }
-  const body = watchedExport(archive, {
-    stallTimeoutMs: exportStallTimeoutMs,
-    onEnd: release,
-  });
-  return new Response(body, {
-    headers: {
+    const body = new WatchedBody(archive, stallTimeoutMs);
+    body.onEnd(release);
+    return streamed(body, {
       "content-type": "application/zip",
       "content-disposition": 'attachment; filename="transcripts.zip"',
       ...headers,
-    },
-  });
+    });
+  };
 }
 
 function tooManyExports({ full, max }: ExportRefusal): HttpError {

@@ -3,15 +3,19 @@
  *
  * @module
  */
-import { authenticate, authorize } from "../auth.ts";
+import { authorize } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import { jsonText } from "../responses.ts";
-import type { OperationContext } from "./context.ts";
+import type { Store } from "../store/store.ts";
+import type { GrantedContext, Operation } from "./context.ts";
 
 /**
- * Answers with the call's messages as a JSON array (`[]` when it has none),
- * or 404 `CALL_NOT_FOUND`.
+ * The operation that answers with the call's messages as a JSON array (`[]`
+ * when it has none), or 404 `CALL_NOT_FOUND`.
+ *
+ * @param store Where the calls are.
+ * @returns The operation.
  *
  * @example
  * ```ts
@@ -19,33 +23,28 @@ import type { OperationContext } from "./context.ts";
  * import { callMessages } from "./call_messages.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
+ * const callId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";
  * await assert.rejects(
- *   callMessages({
- *     request: new Request("http://x/v1/call/abc/message"),
- *     params: { call_id: "abc" },
- *     store: new MemoryStore(),
- *     now: () => new Date(),
- *     reportError: console.error,
+ *   callMessages(new MemoryStore())({
+ *     request: new Request(`http://x/v1/call/${callId}/message`),
+ *     params: { call_id: callId },
+ *     requestId: "r1",
+ *     headers: {},
+ *     grant: { projectId: "p", role: "viewer" },
  *   }),
- *   (error: { status: number }) => error.status === 401, // no token
+ *   { status: 404, errorCode: "CALL_NOT_FOUND" },
  * );
  * ```
  */
-export async function callMessages(
-  { request, params, store, headers }: OperationContext,
-): Promise<Response> {
-  const grant = await authenticate(request, store);
-  const callId = parsePathUuid("call_id", params.call_id!);
-  authorize(grant, "transcripts:read");
+export function callMessages(store: Store): Operation<GrantedContext> {
+  return async ({ params, grant, headers }) => {
+    const callId = parsePathUuid("call_id", params.call_id!);
+    authorize(grant, "transcripts:read");
 
-  const messages = await store.callMessages(grant.projectId, callId);
-  if (messages === undefined) {
-    return HttpError.respond(
-      404,
-      "CALL_NOT_FOUND",
-      `Call ${callId} not found`,
-      headers,
-    );
-  }
-  return jsonText(`[${messages.join(",")}]`, 200, headers);
+    const messages = await store.callMessages(grant.projectId, callId);
+    if (messages === undefined) {
+      throw new HttpError(404, "CALL_NOT_FOUND", `Call ${callId} not found`);
+    }
+    return jsonText(`[${messages.join(",")}]`, 200, headers);
+  };
 }

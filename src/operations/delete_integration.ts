@@ -3,12 +3,12 @@
  *
  * @module
  */
-import { allows, authenticate } from "../auth.ts";
+import { allows } from "../auth.ts";
 import { HttpError } from "../http_error.ts";
 import { empty } from "../responses.ts";
-import type { Grant } from "../store/store.ts";
+import type { Grant, Store } from "../store/store.ts";
 import { parsePathUuid } from "../validation/mod.ts";
-import type { OperationContext } from "./context.ts";
+import type { GrantedContext, Operation } from "./context.ts";
 
 /**
  * Refuses a grant whose role may not delete integrations as the spec does: 403
@@ -44,8 +44,11 @@ export function authorizeDelete(grant: Grant): void {
 }
 
 /**
- * Deletes the integration with its HTTP tools and its MCP tool cache: 204, or
- * 404 `INTEGRATION_NOT_FOUND`.
+ * The operation that deletes the integration with its HTTP tools and its MCP
+ * tool cache: 204, or 404 `INTEGRATION_NOT_FOUND`.
+ *
+ * @param store Where the integrations are.
+ * @returns The operation.
  *
  * @example
  * ```ts
@@ -53,35 +56,36 @@ export function authorizeDelete(grant: Grant): void {
  * import { deleteIntegration } from "./delete_integration.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
+ * const integrationId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";
  * await assert.rejects(
- *   deleteIntegration({
- *     request: new Request("http://x/v1/integration/abc", { method: "DELETE" }),
- *     params: { integration_id: "abc" },
- *     store: new MemoryStore(),
- *     now: () => new Date(),
- *     reportError: console.error,
+ *   deleteIntegration(new MemoryStore())({
+ *     request: new Request(`http://x/v1/integration/${integrationId}`, {
+ *       method: "DELETE",
+ *     }),
+ *     params: { integration_id: integrationId },
+ *     requestId: "r1",
+ *     headers: {},
+ *     grant: { projectId: "p", role: "owner" },
  *   }),
- *   (error: { status: number }) => error.status === 401, // no token
+ *   { status: 404, errorCode: "INTEGRATION_NOT_FOUND" },
  * );
  * ```
  */
-export async function deleteIntegration(
-  { request, params, store, headers }: OperationContext,
-): Promise<Response> {
-  const grant = await authenticate(request, store);
-  const integrationId = parsePathUuid(
-    "integration_id",
-    params.integration_id!,
-  );
-  authorizeDelete(grant);
-
-  if (!await store.deleteIntegration(grant.projectId, integrationId)) {
-    return HttpError.respond(
-      404,
-      "INTEGRATION_NOT_FOUND",
-      `Integration ${integrationId} not found`,
-      headers,
+export function deleteIntegration(store: Store): Operation<GrantedContext> {
+  return async ({ params, grant, headers }) => {
+    const integrationId = parsePathUuid(
+      "integration_id",
+      params.integration_id!,
     );
-  }
-  return empty(204, headers);
+    authorizeDelete(grant);
+
+    if (!await store.deleteIntegration(grant.projectId, integrationId)) {
+      throw new HttpError(
+        404,
+        "INTEGRATION_NOT_FOUND",
+        `Integration ${integrationId} not found`,
+      );
+    }
+    return empty(204, headers);
+  };
 }

@@ -1,0 +1,116 @@
+/**
+ * `POST /v1/workflow/{flow_id}/trigger/test`: the trigger's sample events.
+ *
+ * @module
+ */
+import { authorize } from "../auth.ts";
+import { HttpError } from "../http_error.ts";
+import { parsePathUuid } from "../validation/mod.ts";
+import { type TriggerEvent, triggerEvents } from "../trigger_events.ts";
+import { json } from "../responses.ts";
+import type { Flow, Store } from "../store/store.ts";
+import type { GrantedContext, Operation } from "./context.ts";
+
+/**
+ * A flow's sample events, under the spec's rule for a flow that nothing
+ * starts: its `EMPTY` trigger is refused with 400 `TRIGGER_NOT_CONFIGURED`.
+ *
+ * @param flow The flow whose trigger runs.
+ * @param store Where a `call_ended` trigger finds calls.
+ * @param now The current time.
+ * @returns The events, for `{"events": [...]}`.
+ * @throws {HttpError} 400 `TRIGGER_NOT_CONFIGURED` for an `EMPTY` trigger.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { sampleEvents } from "./test_trigger.ts";
+ * import { MemoryStore } from "../store/memory_store.ts";
+ *
+ * const flow = { flowId: "f", projectId: "p", name: "Hook" };
+ * assert.deepEqual(
+ *   await sampleEvents(
+ *     { ...flow, trigger: { type: "webhook", sample_payload: { a: 1 } } },
+ *     new MemoryStore(),
+ *     new Date(),
+ *   ),
+ *   [{ a: 1 }],
+ * );
+ * await assert.rejects(
+ *   sampleEvents({ ...flow, trigger: { type: "EMPTY" } }, new MemoryStore(), new Date()),
+ *   { status: 400, errorCode: "TRIGGER_NOT_CONFIGURED" },
+ * );
+ * ```
+ */
+export async function sampleEvents(
+  flow: Flow,
+  store: Store,
+  now: Date,
+): Promise<TriggerEvent[]> {
+  const { trigger } = flow;
+  if (trigger.type === "EMPTY") {
+    throw new HttpError(
+      400,
+      "TRIGGER_NOT_CONFIGURED",
+      `Flow ${flow.flowId} has no trigger configured`,
+    );
+  }
+  return await triggerEvents(trigger, flow.projectId, store, now);
+}
+
+/** Settings of {@linkcode testTrigger}. */
+export interface TestTriggerSettings {
+  /** Where the flows are, and the calls a `call_ended` trigger samples. */
+  store: Store;
+  /** The clock, for schedule triggers. */
+  now: () => Date;
+}
+
+/**
+ * The operation that runs the flow's trigger in test mode: 200
+ * `{"events": [...]}`, 404 `FLOW_NOT_FOUND`, or 400 `TRIGGER_NOT_CONFIGURED`
+ * for an `EMPTY` trigger.
+ *
+ * @param settings The store and the clock.
+ * @returns The operation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { testTrigger } from "./test_trigger.ts";
+ * import { MemoryStore } from "../store/memory_store.ts";
+ *
+ * const flowId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";
+ * const run = testTrigger({ store: new MemoryStore(), now: () => new Date() });
+ * await assert.rejects(
+ *   run({
+ *     request: new Request(`http://x/v1/workflow/${flowId}/trigger/test`, {
+ *       method: "POST",
+ *     }),
+ *     params: { flow_id: flowId },
+ *     requestId: "r1",
+ *     headers: {},
+ *     grant: { projectId: "p", role: "member" },
+ *   }),
+ *   { status: 404, errorCode: "FLOW_NOT_FOUND" },
+ * );
+ * ```
+ */
+export function testTrigger(
+  { store, now }: TestTriggerSettings,
+): Operation<GrantedContext> {
+  return async ({ params, grant, headers }) => {
+    const flowId = parsePathUuid("flow_id", params.flow_id!);
+    authorize(grant, "workflows:test");
+
+    const flow = await store.findFlow(grant.projectId, flowId);
+    if (flow === undefined) {
+      throw new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`);
+    }
+    return json(
+      { events: await sampleEvents(flow, store, now()) },
+      200,
+      headers,
+    );
+  };
+}
