@@ -268,6 +268,35 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
     },
   );
 
+  it("sends OTLP metrics in http/json when the general protocol says so", async () => {
+    receiver.metricNames.clear();
+    receiver.contentTypes.clear();
+    const server = await startServer({
+      FIXTURES: await fixturesFile(dir),
+      OTEL_METRICS_EXPORTER: "otlp",
+      OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+      OTEL_METRIC_EXPORT_INTERVAL: "300",
+    });
+    try {
+      const messages = await fetch(
+        `${server.url}/v1/call/${CALLS.first}/message`,
+        { headers: { authorization: `Bearer ${TOKENS.viewer}` } },
+      );
+      assert.equal(messages.status, 200);
+      await messages.arrayBuffer();
+      await eventually(() =>
+        assert.ok(
+          receiver.metricNames.has("http.server.request.duration"),
+          [...receiver.metricNames].join(", "),
+        )
+      );
+    } finally {
+      assert.equal(await server.stop(), 0, server.output());
+    }
+    assert.deepEqual([...receiver.contentTypes], ["application/json"]);
+  });
+
   it("sends http/json spans with Postgres query spans nested, and OTLP metrics", async () => {
     receiver.spans.length = 0;
     receiver.contentTypes.clear();
