@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 
 step() { printf '\n== %s\n' "$*"; }
+source scripts/ensure_optional_deps.sh
 
 step "deno fmt --check"
 deno fmt --check

@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 
 step() { printf '\n== %s\n' "$*"; }
+source scripts/ensure_optional_deps.sh
 
 # The folders that exist (the layout may add server/ and postgres/).
 sources=()
