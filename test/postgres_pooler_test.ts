@@ -207,7 +207,9 @@ describe("Postgres through PgBouncer in transaction mode", {
     const { server, url } = startServerMain({
       ...settings,
       FIXTURES: fixturesPath,
+      // Every client may be exporting at once, all for one project.
       MAX_CONCURRENT_EXPORTS: String(CLIENTS),
+      MAX_EXPORTS_PER_PROJECT: String(CLIENTS),
     });
     try {
       const base = await url;
