@@ -1,7 +1,7 @@
 /**
  * The operating settings read from the environment by every server entry
  * (and the Worker): export shares, the stall deadline and the shutdown
- * deadline, their defaults and the mistakes refused.
+ * deadline, the database URLs, their defaults and the mistakes refused.
  *
  * @module
  */
@@ -57,6 +57,32 @@ describe("the export and shutdown settings", () => {
               }`,
         );
       }
+    });
+  }
+});
+
+describe("the database settings", () => {
+  it("read DATABASE_DIRECT_URL and DATABASE_READ_URL beside DATABASE_URL", () => {
+    const settings = readServerSettings({
+      DATABASE_URL: "postgres://app@pgbouncer:6432/app?prepare=false",
+      DATABASE_DIRECT_URL: "postgres://app@db-1:5432/app",
+      DATABASE_READ_URL: "postgres://app@db-2:5432/app",
+    });
+    assert.equal(settings.databaseDirectUrl, "postgres://app@db-1:5432/app");
+    assert.equal(settings.databaseReadUrl, "postgres://app@db-2:5432/app");
+    const none = readServerSettings({ DATABASE_URL: "postgres://db/app" });
+    assert.equal(none.databaseDirectUrl, undefined);
+    assert.equal(none.databaseReadUrl, undefined);
+  });
+
+  for (const name of ["DATABASE_DIRECT_URL", "DATABASE_READ_URL"]) {
+    it(`refuses ${name} without DATABASE_URL, naming both`, () => {
+      assert.throws(
+        () => readServerSettings({ [name]: "postgres://db/app" }),
+        (error: unknown) =>
+          error instanceof SettingsError &&
+          error.message === `${name} needs DATABASE_URL to be set too`,
+      );
     });
   }
 });
