@@ -160,6 +160,18 @@ async function fixturesFile(dir: string): Promise<string> {
   return path;
 }
 
+/** GETs the first call's messages as the viewer, expecting 200, and drains them. */
+async function readCallMessages(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<void> {
+  const messages = await fetch(`${url}/v1/call/${CALLS.first}/message`, {
+    headers: { authorization: `Bearer ${TOKENS.viewer}`, ...headers },
+  });
+  assert.equal(messages.status, 200);
+  await messages.arrayBuffer();
+}
+
 describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
   let receiver: OtlpReceiver;
   let dir: string;
@@ -198,17 +210,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
           config,
           await freePortInRange(45200),
         );
-        const messages = await fetch(
-          `${server.url}/v1/call/${CALLS.first}/message`,
-          {
-            headers: {
-              authorization: `Bearer ${TOKENS.viewer}`,
-              traceparent: TRACEPARENT,
-            },
-          },
-        );
-        assert.equal(messages.status, 200);
-        await messages.arrayBuffer();
+        await readCallMessages(server.url, { traceparent: TRACEPARENT });
         const missing = await fetch(
           `${server.url}/v1/call/${CALLS.unknown}/message`,
           {
@@ -279,12 +281,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
       OTEL_METRIC_EXPORT_INTERVAL: "300",
     });
     try {
-      const messages = await fetch(
-        `${server.url}/v1/call/${CALLS.first}/message`,
-        { headers: { authorization: `Bearer ${TOKENS.viewer}` } },
-      );
-      assert.equal(messages.status, 200);
-      await messages.arrayBuffer();
+      await readCallMessages(server.url);
       await eventually(() =>
         assert.ok(
           receiver.metricNames.has("http.server.request.duration"),
@@ -314,17 +311,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
       OTEL_METRIC_EXPORT_INTERVAL: "300",
     });
     try {
-      const messages = await fetch(
-        `${server.url}/v1/call/${CALLS.first}/message`,
-        {
-          headers: {
-            authorization: `Bearer ${TOKENS.viewer}`,
-            traceparent: TRACEPARENT,
-          },
-        },
-      );
-      assert.equal(messages.status, 200);
-      await messages.arrayBuffer();
+      await readCallMessages(server.url, { traceparent: TRACEPARENT });
       const zip = await fetch(`${server.url}/v1/call/message/bulk`, {
         method: "POST",
         headers: {
