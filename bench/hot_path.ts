@@ -195,6 +195,11 @@ if (import.meta.main) {
       "bench/bench_server.ts",
       "reading",
     ]);
+    const minimal = await startLoggingServer(
+      [...command, "bench/bench_server.ts", "minimal"],
+      { PORT: "0" },
+      /^(http:\/\/\S+)/,
+    );
     const api = await startLoggingServer(
       [...command, "server/main.ts"],
       { PORT: "0", FIXTURES: fixturesFile, LOG_LEVEL: LOG_LEVEL },
@@ -212,20 +217,21 @@ if (import.meta.main) {
         run(bare, "1");
         run(api, "1");
         run(reading, "1");
-        const servers = { bare, reading, api };
+        run(minimal, "1");
+        const servers = { bare, reading, minimal, api };
         type Mode = keyof typeof servers;
-        const rates = { bare: [], reading: [], api: [] } as Record<
+        const rates = { bare: [], reading: [], minimal: [], api: [] } as Record<
           Mode,
           number[]
         >;
-        const cpu = { bare: [], reading: [], api: [] } as Record<
+        const cpu = { bare: [], reading: [], minimal: [], api: [] } as Record<
           Mode,
           number[]
         >;
         for (let round = 0; round < ROUNDS; round += 1) {
           const order: Mode[] = round % 2 === 0
-            ? ["bare", "reading", "api"]
-            : ["api", "reading", "bare"];
+            ? ["bare", "reading", "minimal", "api"]
+            : ["api", "minimal", "reading", "bare"];
           for (const which of order) {
             const server = servers[which];
             const before = cpuSeconds(server.pid);
@@ -245,13 +251,16 @@ if (import.meta.main) {
             median(cpu.api).toFixed(1)
           } | ${cpuRatio.toFixed(2)}x | ${median(rates.reading).toFixed(0)} | ${
             median(cpu.reading).toFixed(1)
-          } |`,
+          } | **${
+            (median(rates.minimal) / median(rates.bare)).toFixed(2)
+          }x** | ${median(cpu.minimal).toFixed(1)} |`,
         );
         console.error(rows.at(-1));
       }
     } finally {
       bare.stop();
       reading.stop();
+      await minimal.stop();
       await api.stop();
       logLines.push(`${runtime}: ${countLines(api.stdout)} lines in the log`);
     }
@@ -262,8 +271,10 @@ if (import.meta.main) {
     })\n`,
   );
   console.log(
-    "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req |",
+    "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req | minimal / bare req/s | minimal CPU µs/req |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log(
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+  );
   for (const row of rows) console.log(row);
 }

@@ -64,7 +64,15 @@ export class HttpError extends Error {
     message: string,
     options: HttpErrorOptions = {},
   ) {
+    // A 4xx is an expected answer, not a bug: its stack would never be read,
+    // and capturing one is most of a 404's cost on Node (bench/README.md). A
+    // 5xx keeps it. `stackTraceLimit` is V8's and JavaScriptCore's, not in the
+    // ES or DOM types the core is checked against; elsewhere it is harmless.
+    const limits = Error as { stackTraceLimit?: number | undefined };
+    const stackTraceLimit = limits.stackTraceLimit;
+    if (status < 500) limits.stackTraceLimit = 0;
     super(message, { cause: options.cause });
+    limits.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
     this.status = status;
     this.errorCode = errorCode;
