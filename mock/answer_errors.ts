@@ -46,6 +46,7 @@ export function answerErrors(handler: Handler): Handler {
  * {@linkcode RequestValidationError}; anything else is thrown again.
  *
  * @param error What was thrown.
+ * @param headers More headers to send with it (e.g. CORS headers).
  * @returns The error's response.
  *
  * @example
@@ -59,9 +60,12 @@ export function answerErrors(handler: Handler): Handler {
  * assert.throws(() => errorAnswer(new TypeError("a bug")), TypeError);
  * ```
  */
-export function errorAnswer(error: unknown): Response {
+export function errorAnswer(
+  error: unknown,
+  headers?: Readonly<Record<string, string>>,
+): Response {
   if (error instanceof HttpError || error instanceof RequestValidationError) {
-    return error.toResponse();
+    return error.toResponse(headers);
   }
   throw error;
 }

@@ -12,15 +12,58 @@ const EXPOSED_HEADERS =
   "Content-Disposition, X-Request-Id, WWW-Authenticate, Allow";
 
 /**
+ * The CORS headers of every answer but a preflight's: the caller's origin
+ * allowed (never with `Access-Control-Allow-Credentials`: the API takes
+ * bearer tokens, not cookies), and `Content-Disposition`, `X-Request-Id`,
+ * `WWW-Authenticate` and `Allow` exposed. Pass it as the handler's (or the
+ * mock state's) `responseHeaders` so that the API's answers are built with
+ * them.
+ *
+ * @param request The request, whose `Origin` is allowed.
+ * @returns The headers, lowercase names.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { corsHeaders } from "./cors.ts";
+ *
+ * const request = new Request("http://127.0.0.1:4010/", {
+ *   headers: { origin: "http://localhost:5173" },
+ * });
+ * assert.equal(
+ *   corsHeaders(request)["access-control-allow-origin"],
+ *   "http://localhost:5173",
+ * );
+ * assert.equal(corsHeaders(new Request("http://x/"))["access-control-allow-origin"], "*");
+ * ```
+ */
+export function corsHeaders(request: Request): Record<string, string> {
+  return {
+    "access-control-allow-origin": request.headers.get("origin") ?? "*",
+    "access-control-expose-headers": EXPOSED_HEADERS,
+    vary: "Origin",
+  };
+}
+
+/** Options of {@linkcode withCors}. */
+export interface CorsOptions {
+  /**
+   * Whether the wrapped handler's answer to a request already carries
+   * {@linkcode corsHeaders} (it was built with them), so that they need not
+   * be set on it afterwards. Default: never.
+   */
+  builtIn?: (request: Request) => boolean;
+}
+
+/**
  * Wraps a handler with permissive CORS. A preflight (`OPTIONS` with
  * `Access-Control-Request-Method`) is answered 204 at once, allowing the
- * origin, method and headers asked for; every other response allows the
- * caller's origin (never with `Access-Control-Allow-Credentials`: the API
- * takes bearer tokens, not cookies) and exposes `Content-Disposition`,
- * `X-Request-Id`, `WWW-Authenticate` and `Allow`. A dropped connection
- * (`Response.error()`) passes through as it is.
+ * origin, method and headers asked for; every other response gets
+ * {@linkcode corsHeaders}, unless `options.builtIn` says it has them. A
+ * dropped connection (`Response.error()`) passes through as it is.
  *
  * @param handler The handler to wrap.
+ * @param options Which answers carry the headers already.
  * @returns The wrapped handler.
  *
  * @example
@@ -40,14 +83,18 @@ const EXPOSED_HEADERS =
  * );
  * ```
  */
-export function withCors(handler: Handler): Handler {
+export function withCors(
+  handler: Handler,
+  options: CorsOptions = {},
+): Handler {
+  const builtIn = options.builtIn ?? (() => false);
   return async (request) => {
-    const origin = request.headers.get("origin");
     const preflightMethod = request.headers.get(
       "access-control-request-method",
     );
     if (request.method === "OPTIONS" && preflightMethod !== null) {
-      const headers = corsHeaders(origin);
+      const headers = new Headers(corsHeaders(request));
+      headers.delete("access-control-expose-headers");
       headers.set("access-control-allow-methods", ALLOWED_METHODS);
       const requested = request.headers.get("access-control-request-headers");
       if (requested !== null) {
@@ -61,9 +108,8 @@ export function withCors(handler: Handler): Handler {
       return new Response(null, { status: 204, headers });
     }
     const response = await handler(request);
-    if (isNetworkError(response)) return response;
-    const cors = corsHeaders(origin);
-    cors.set("access-control-expose-headers", EXPOSED_HEADERS);
+    if (isNetworkError(response) || builtIn(request)) return response;
+    const cors = Object.entries(corsHeaders(request));
     try {
       // In place: copying the response would turn its body into a stream,
       // sent chunked at several times the cost (bench/README.md).
@@ -80,10 +126,4 @@ export function withCors(handler: Handler): Handler {
       });
     }
   };
-}
-
-function corsHeaders(origin: string | null): Headers {
-  const headers = new Headers({ vary: "Origin" });
-  headers.set("access-control-allow-origin", origin ?? "*");
-  return headers;
 }

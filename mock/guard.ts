@@ -8,6 +8,7 @@
 import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
 import { answerErrors } from "./answer_errors.ts";
+import { pathnameOf } from "../src/router.ts";
 
 /** The path prefix reserved for the control API. */
 export const CONTROL_PREFIX = "/__mock/";
@@ -109,20 +110,24 @@ export function withGuard(
   handler: Handler,
   options: GuardOptions = {},
 ): Handler {
+  // The last Host found to be a loopback name: clients send the same one.
+  let loopbackHost: string | undefined;
   return answerErrors((request) => {
-    const url = new URL(request.url);
-    const host = request.headers.get("host") ?? url.host;
-    if (!options.allowAnyHost && !isLoopbackHost(host)) {
+    const host = request.headers.get("host") ?? new URL(request.url).host;
+    if (
+      !options.allowAnyHost && host !== loopbackHost && !isLoopbackHost(host)
+    ) {
       throw new HttpError(
         403,
         "INVALID_HOST",
         `Host "${host}" is not a loopback name: use localhost, 127.0.0.1 or [::1], or start the mock with --host to serve other names`,
       );
     }
+    loopbackHost = host;
     const origin = request.headers.get("origin");
     if (
-      url.pathname.startsWith(CONTROL_PREFIX) && origin !== null &&
-      !isAllowedOrigin(origin, url)
+      origin !== null && pathnameOf(request.url).startsWith(CONTROL_PREFIX) &&
+      !isAllowedOrigin(origin, new URL(request.url))
     ) {
       throw new HttpError(
         403,

@@ -26,6 +26,8 @@ import { preferredCode, preferredError } from "./prefer.ts";
  * @param handler The real API handler.
  * @param journal Where requests are recorded.
  * @param faults The fault rules in force.
+ * @param responseHeaders Headers for the answers it makes itself (an
+ * injected or preferred error), as the handler's `responseHeaders` option.
  * @returns The wrapped handler.
  *
  * @example
@@ -49,6 +51,7 @@ export function instrument(
   handler: Handler,
   journal: RequestJournal,
   faults: FaultSet,
+  responseHeaders?: (request: Request) => Readonly<Record<string, string>>,
 ): Handler {
   return async (request) => {
     const startedAt = performance.now();
@@ -76,7 +79,7 @@ export function instrument(
       fault = rule?.id;
       response = await apply(rule, handler, request);
     } catch (error) {
-      response = errorAnswer(error);
+      response = errorAnswer(error, responseHeaders?.(request));
     }
     journal.finish(entry, response, {
       startedAt,

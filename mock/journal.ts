@@ -116,7 +116,9 @@ export class RequestJournal {
     for (const [name, value] of request.headers) {
       headers[name] = name === "authorization" ? mask(value) : value;
     }
-    const { body, truncated } = await this.#readBody(request);
+    const { body, truncated } = mayHaveBody(request)
+      ? await this.#readBody(request)
+      : NO_BODY;
     return {
       time: isoTimeNow(),
       method: request.method,
@@ -172,14 +174,7 @@ export class RequestJournal {
   async #readBody(
     request: Request,
   ): Promise<{ body: string | null; truncated: boolean }> {
-    // `Content-Length: 0` (what fetch, curl and browsers send for a POST
-    // without a body) spares the body's clone: on @hono/node-server, reading
-    // `request.body` builds a full Request with streams over the socket.
-    if (
-      request.headers.get("content-length") === "0" || request.body === null
-    ) {
-      return { body: null, truncated: false };
-    }
+    if (request.body === null) return NO_BODY;
     try {
       const { bytes, truncated } = await readBodyStart(
         request.clone(),
@@ -188,12 +183,25 @@ export class RequestJournal {
       return { body: decoder.decode(bytes), truncated };
     } catch (error) {
       // A body that fails to arrive is the handler's to report.
-      if (error instanceof ClientGoneError) {
-        return { body: null, truncated: false };
-      }
+      if (error instanceof ClientGoneError) return NO_BODY;
       throw error;
     }
   }
+}
+
+/** What the journal notes of a request without a body. */
+const NO_BODY = { body: null, truncated: false } as const;
+
+/**
+ * Whether a request may carry a body, told without touching it: a GET or HEAD
+ * cannot, and `Content-Length: 0` (what fetch, curl and browsers send for a
+ * POST without a body) says there is none. On @hono/node-server, reading
+ * `request.body` builds a full Request with streams over the socket.
+ */
+function mayHaveBody(request: Request): boolean {
+  const { method } = request;
+  return method !== "GET" && method !== "HEAD" &&
+    request.headers.get("content-length") !== "0";
 }
 
 /** `Bearer abc` → `Bearer ***`: the scheme stays, the credentials go. */

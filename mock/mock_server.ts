@@ -5,8 +5,12 @@
  *
  * @module
  */
-import { type ControlApiOptions, withControlApi } from "./control_api.ts";
-import { withCors } from "./cors.ts";
+import {
+  CONTROL_PREFIX,
+  type ControlApiOptions,
+  withControlApi,
+} from "./control_api.ts";
+import { corsHeaders, withCors } from "./cors.ts";
 import {
   droppedConnection,
   isNetworkError,
@@ -24,7 +28,10 @@ import {
 
 /** Options of {@linkcode createMockServer}. */
 export interface MockServerOptions
-  extends MockStateOptions, ControlApiOptions, GuardOptions {}
+  extends
+    Omit<MockStateOptions, "responseHeaders">,
+    ControlApiOptions,
+    GuardOptions {}
 
 /** The standalone mock: a Fetch handler, with the state it serves. */
 export interface MockServer extends MockState {
@@ -60,9 +67,11 @@ export interface MockServer extends MockState {
  * ```
  */
 export function createMockServer(options: MockServerOptions = {}): MockServer {
-  const state = createMockState(options);
+  // The API's answers are built with their CORS headers; the control API's
+  // get them set afterwards.
+  const state = createMockState({ ...options, responseHeaders: corsHeaders });
   const handler = withGuard(
-    withCors(withControlApi(state, options)),
+    withCors(withControlApi(state, options), { builtIn: isApiRequest }),
     options,
   );
   return extendMockState(state, {
@@ -80,4 +89,9 @@ export function createMockServer(options: MockServerOptions = {}): MockServer {
         : quietlyCut(response, env, line);
     },
   });
+}
+
+/** Whether a request is for the API, not the control API. */
+function isApiRequest(request: Request): boolean {
+  return !pathnameOf(request.url).startsWith(CONTROL_PREFIX);
 }

@@ -51,6 +51,11 @@ export interface MockStateOptions {
   journalLimit?: number;
   /** How many bytes of each request body the journal keeps. Default 65536. */
   journalBodyLimit?: number;
+  /**
+   * Headers for every API answer, from the request (the standalone server's
+   * CORS headers), as the handler's option of the same name. Default: none.
+   */
+  responseHeaders?: (request: Request) => Readonly<Record<string, string>>;
 }
 
 /**
@@ -208,10 +213,18 @@ export function createMockState(options: MockStateOptions = {}): MockState {
   });
   const faults = new FaultSet();
 
+  // How many changes are queued or running: with none, a request skips the
+  // wait on `pending` (a turn of the microtask queue per request).
+  let changing = 1;
+  pending = pending.finally(() => changing -= 1);
+
   /** Runs changes one after another; requests wait for all of them. */
   function change<T>(apply: () => Promise<T>): Promise<T> {
+    changing += 1;
     const result = pending.then(apply);
-    pending = result.then(() => undefined, () => undefined);
+    pending = result.then(() => undefined, () => undefined).finally(() =>
+      changing -= 1
+    );
     return result;
   }
 
@@ -241,17 +254,19 @@ export function createMockState(options: MockStateOptions = {}): MockState {
 
   const inner = createHandler({
     store,
+    ...(options.responseHeaders === undefined
+      ? {}
+      : { responseHeaders: options.responseHeaders }),
     ...(options.now === undefined ? {} : { now: options.now }),
     ...(options.logError === undefined ? {} : { logError: options.logError }),
   });
 
   const handler = instrument(
-    async (request) => {
-      await pending;
-      return inner(request);
-    },
+    (request) =>
+      changing === 0 ? inner(request) : pending.then(() => inner(request)),
     journal,
     faults,
+    options.responseHeaders,
   );
 
   return {

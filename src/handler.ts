@@ -106,6 +106,14 @@ export interface HandlerOptions {
    */
   shutdownSignal?: AbortSignal;
   /**
+   * Headers to send with every answer the handler builds, from the request
+   * (e.g. CORS headers from its `Origin`); `X-Request-Id` wins over one of
+   * the same name. They are built into each response rather than set on it
+   * afterwards, which on @hono/node-server would take the response off its
+   * fast path. Default: none.
+   */
+  responseHeaders?: (request: Request) => Readonly<Record<string, string>>;
+  /**
    * Report each request to OpenTelemetry through `@opentelemetry/api`: a
    * server span (continuing an incoming `traceparent`, ended with the body's
    * last byte) under which the store's spans nest, the
@@ -148,6 +156,7 @@ export function createHandler(options: HandlerOptions): Handler {
     logError = logToConsole,
     logInfo = infoToConsole,
     onRequestFinished,
+    responseHeaders,
   } = options;
   const exportSlots = options.exportSlots ?? new ExportSlots(
     options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
@@ -176,7 +185,9 @@ export function createHandler(options: HandlerOptions): Handler {
     facts?: RequestFacts,
   ): Promise<Response> => {
     // Built into each response rather than set on it afterwards.
-    const headers = { "x-request-id": requestId };
+    const headers = responseHeaders === undefined
+      ? { "x-request-id": requestId }
+      : { ...responseHeaders(request), "x-request-id": requestId };
     try {
       const { target, pattern, params } = router.match(
         request.method,

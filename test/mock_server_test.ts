@@ -151,6 +151,26 @@ describe("mock server handler", () => {
       /Content-Disposition/,
     );
   });
+
+  it("allows the origin on injected faults and control answers too", async () => {
+    mock.inject({ operation: "listCallMessages", status: 503, times: 1 });
+    const fault = await send(`/v1/call/${CALLS.first}/message`, {
+      headers: owner,
+    });
+    assert.equal(fault.status, 503);
+    assert.equal(fault.headers.get("access-control-allow-origin"), ORIGIN);
+    const preferred = await send(`/v1/call/${CALLS.first}/message`, {
+      headers: { ...owner, prefer: "code=404" },
+    });
+    assert.equal(preferred.status, 404);
+    assert.equal(preferred.headers.get("access-control-allow-origin"), ORIGIN);
+    const state = await send("/__mock/requests", {
+      headers: { origin: ORIGIN },
+    });
+    assert.equal(state.status, 200);
+    assert.equal(state.headers.get("access-control-allow-origin"), ORIGIN);
+    assert.equal(state.headers.get("vary"), "Origin");
+  });
 });
 
 /** Resolves once the command has printed something that matches. */
