@@ -17,7 +17,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort, ServerProcess } from "./deploy/processes.ts";
+import { denoServeArgs, freePort, ServerProcess } from "./deploy/processes.ts";
 import { manyCalls, noise } from "./support/many_calls.ts";
 import { RawExport } from "./support/raw_export.ts";
 import { readZip } from "./support/zip_reader.ts";
@@ -54,15 +54,7 @@ const entries: Entry[] = [
     ? {
       name: "./server under deno serve",
       closesAtOnce: true,
-      args: (port) => [
-        "serve",
-        "--allow-all",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "server/mod.ts",
-      ],
+      args: (port) => denoServeArgs(port),
     }
     : { name: `./server under ${RUNTIME}`, args: () => ["server/mod.ts"] },
   { name: "the bin's serve", args: () => [...RUN, "server/cli.ts", "serve"] },

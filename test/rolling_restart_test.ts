@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import process from "node:process";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { freePort, ServerProcess } from "./deploy/processes.ts";
+import { denoServeArgs, freePort, ServerProcess } from "./deploy/processes.ts";
 import { TcpBalancer } from "./support/tcp_balancer.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -29,15 +29,7 @@ const entries: { name: string; args(port: number): string[] }[] = [
   "Deno" in globalThis
     ? {
       name: "./server under deno serve",
-      args: (port) => [
-        "serve",
-        "--allow-all",
-        "--host",
-        "127.0.0.1",
-        "--port",
-        String(port),
-        "server/mod.ts",
-      ],
+      args: (port) => denoServeArgs(port),
     }
     : { name: "./server", args: () => ["server/mod.ts"] },
 ];

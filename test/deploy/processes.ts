@@ -19,6 +19,17 @@ export const DENO_SERVE: readonly string[] = [
 ];
 
 /**
+ * The arguments of `deno serve` serving `./server` (`server/mod.ts`) on a
+ * port of 127.0.0.1, with {@linkcode DENO_SERVE}'s permissions.
+ *
+ * @param port The port to listen on.
+ * @param options More `deno serve` options, e.g. `--parallel`.
+ */
+export function denoServeArgs(port: number, ...options: string[]): string[] {
+  return [...DENO_SERVE, ...options, "--port", String(port), "server/mod.ts"];
+}
+
+/**
  * The server settings of whoever runs the tests, unset: CI's DATABASE_URL
  * (or a developer's) must not make a test's server migrate and seed that
  * database. Spread it into a child's environment.

@@ -25,7 +25,7 @@ import {
   DEMO,
   type Send,
 } from "./fetch_checks.ts";
-import { DENO_SERVE, freePort, ServerProcess } from "./processes.ts";
+import { denoServeArgs, freePort, ServerProcess } from "./processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = join(ROOT, "node_modules", ".bin");
@@ -45,23 +45,15 @@ interface Launch {
 const launches: Launch[] = [
   {
     name: "deno serve",
-    command: (port) => [join(BIN, "deno"), [
-      ...DENO_SERVE,
-      "--port",
-      String(port),
-      "server/mod.ts",
-    ]],
+    command: (port) => [join(BIN, "deno"), denoServeArgs(port)],
   },
   {
     name: "deno serve --parallel",
     parallel: true,
-    command: (port) => [join(BIN, "deno"), [
-      ...DENO_SERVE,
-      "--parallel",
-      "--port",
-      String(port),
-      "server/mod.ts",
-    ]],
+    command: (port) => [
+      join(BIN, "deno"),
+      denoServeArgs(port, "--parallel"),
+    ],
   },
   {
     name: "bun",
