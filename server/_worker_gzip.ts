@@ -1,0 +1,167 @@
+/**
+ * The export's gzip compressor on a small pool of Web Workers, for Deno,
+ * whose `CompressionStream` (and `node:zlib`) deflate on the main thread:
+ * each entry goes to the least busy worker, which deflates it with its own
+ * `CompressionStream("gzip")`, so several entries deflate at once, on other
+ * cores, while the main thread encodes text and serves requests.
+ *
+ * @module
+ */
+import type { GzipCompressor, GzipPair } from "../src/zip/zip_stream.ts";
+import type { GzipWorkerReply, GzipWorkerRequest } from "./_gzip_worker.ts";
+
+/**
+ * Chunks of an entry that may wait in its worker before a write waits: a
+ * write resolves at once below it (its bytes copied), so an entry's last
+ * chunk and its end go together, with no round trip between.
+ */
+const CHUNKS_IN_WORKER = 2;
+
+/** One entry's side of its worker's replies. */
+interface Pending {
+  reply(reply: GzipWorkerReply): void;
+  fail(error: Error): void;
+}
+
+interface PooledWorker {
+  worker: Worker;
+  entries: Map<number, Pending>;
+}
+
+/** A gzip compressor on workers, and how to stop them. */
+export interface WorkerGzip {
+  /** Makes an entry's compressor: as `HandlerOptions.exportCompression` takes it. */
+  gzip: GzipCompressor;
+  /** Terminates the workers; entries in flight error. */
+  close(): void;
+}
+
+const WORKER_URL = new URL(
+  import.meta.url.endsWith(".ts") ? "./_gzip_worker.ts" : "./_gzip_worker.js",
+  import.meta.url,
+);
+
+function startWorker(): PooledWorker {
+  const worker = new Worker(WORKER_URL, { type: "module" });
+  const pooled: PooledWorker = { worker, entries: new Map() };
+  worker.onmessage = ({ data: reply }: MessageEvent<GzipWorkerReply>) => {
+    pooled.entries.get(reply.id)?.reply(reply);
+  };
+  worker.onerror = (event) => {
+    event.preventDefault();
+    for (const pending of pooled.entries.values()) {
+      pending.fail(new Error(`Cannot deflate: ${event.message}`));
+    }
+    pooled.entries.clear();
+  };
+  return pooled;
+}
+
+/** An entry's compressor on `pooled`, under the id `id`. */
+function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
+  const post = (message: GzipWorkerRequest, transfer: Transferable[] = []) =>
+    pooled.worker.postMessage(message, transfer);
+  /** Writes waiting for their chunks to be taken in, oldest first. */
+  const waiting: Array<() => void> = [];
+  let inWorker = 0;
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const fail = (error: Error) => {
+    pooled.entries.delete(id);
+    controller.error(error);
+    for (const resolve of waiting.splice(0)) resolve();
+  };
+  pooled.entries.set(id, {
+    reply({ taken, data, done, error }) {
+      for (const bytes of data) controller.enqueue(bytes);
+      inWorker -= taken;
+      while (waiting.length > 0 && inWorker < CHUNKS_IN_WORKER) {
+        waiting.shift()!();
+      }
+      if (error !== undefined) fail(new Error(`Cannot deflate: ${error}`));
+      else if (done) {
+        pooled.entries.delete(id);
+        controller.close();
+      }
+    },
+    fail,
+  });
+  const abort = () => {
+    if (!pooled.entries.delete(id)) return;
+    post({ id, abort: true });
+  };
+  const readable = new ReadableStream<Uint8Array>({
+    start: (c) => void (controller = c),
+    cancel: abort,
+  });
+  const writable = new WritableStream<Uint8Array<ArrayBuffer>>({
+    write(chunk) {
+      // A copy: the ZIP writer reuses its buffers.
+      const copy = chunk.slice();
+      post({ id, chunk: copy }, [copy.buffer]);
+      inWorker += 1;
+      if (inWorker <= CHUNKS_IN_WORKER) return;
+      return new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    close() {
+      post({ id, end: true });
+    },
+    abort,
+  });
+  return { readable, writable };
+}
+
+/**
+ * A pool of `size` workers (default: one a core, at most 4), started as
+ * entries come. Where workers cannot start, entries deflate with the main
+ * thread's `CompressionStream("gzip")`.
+ *
+ * @param size How many workers.
+ * @returns The compressor factory and `close()`.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { workerGzip } from "./_worker_gzip.ts";
+ *
+ * if (typeof Worker === "function") {
+ *   const pool = workerGzip(1);
+ *   const member = new Blob(["hello"]).stream().pipeThrough(await pool.gzip());
+ *   const text = (await new Response(member).blob()).stream()
+ *     .pipeThrough(new DecompressionStream("gzip"));
+ *   assert.equal(await new Response(text).text(), "hello");
+ *   pool.close();
+ * }
+ * ```
+ */
+export function workerGzip(
+  size = Math.min(4, navigator.hardwareConcurrency || 1),
+): WorkerGzip {
+  const pool: PooledWorker[] = [];
+  let unavailable = false;
+  let nextId = 0;
+  return {
+    gzip() {
+      if (pool.length < size && !unavailable) {
+        try {
+          pool.push(startWorker());
+        } catch {
+          // No workers here (Deno Deploy): the entries deflate in place.
+          unavailable = true;
+        }
+      }
+      if (pool.length === 0) return new CompressionStream("gzip");
+      const pooled = pool.reduce((a, b) =>
+        b.entries.size < a.entries.size ? b : a
+      );
+      return pooledGzip(pooled, nextId++);
+    },
+    close() {
+      for (const { worker, entries } of pool.splice(0)) {
+        worker.terminate();
+        for (const pending of entries.values()) {
+          pending.fail(new Error("Cannot deflate: the workers were closed"));
+        }
+      }
+    },
+  };
+}
