@@ -17,6 +17,12 @@ import type { GzipWorkerReply, GzipWorkerRequest } from "./_gzip_worker.ts";
  */
 const CHUNKS_IN_WORKER = 2;
 
+/**
+ * Deflated bytes an entry's readable side may hold before its writes wait:
+ * a reader that stops stops the entry's writer, as zlib's own does.
+ */
+const OUTPUT_BYTES = 256 * 1024;
+
 /** One entry's side of its worker's replies. */
 interface Pending {
   reply(reply: GzipWorkerReply): void;
@@ -65,18 +71,26 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
   const waiting: Array<() => void> = [];
   let inWorker = 0;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
+  let failed = false;
+  /** Lets writes go on while the worker and the reader keep up. */
+  const release = () => {
+    while (
+      waiting.length > 0 &&
+      (failed ||
+        inWorker <= CHUNKS_IN_WORKER && (controller.desiredSize ?? 0) > 0)
+    ) waiting.shift()!();
+  };
   const fail = (error: Error) => {
     pooled.entries.delete(id);
+    failed = true;
     controller.error(error);
-    for (const resolve of waiting.splice(0)) resolve();
+    release();
   };
   pooled.entries.set(id, {
     reply({ taken, data, done, error }) {
       for (const bytes of data) controller.enqueue(bytes);
       inWorker -= taken;
-      while (waiting.length > 0 && inWorker < CHUNKS_IN_WORKER) {
-        waiting.shift()!();
-      }
+      release();
       if (error !== undefined) fail(new Error(`Cannot deflate: ${error}`));
       else if (done) {
         pooled.entries.delete(id);
@@ -91,15 +105,18 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
   };
   const readable = new ReadableStream<Uint8Array>({
     start: (c) => void (controller = c),
+    pull: release,
     cancel: abort,
-  });
+  }, { highWaterMark: OUTPUT_BYTES, size: (chunk) => chunk.byteLength });
   const writable = new WritableStream<Uint8Array<ArrayBuffer>>({
     write(chunk) {
       // A copy: the ZIP writer reuses its buffers.
       const copy = chunk.slice();
       post({ id, chunk: copy }, [copy.buffer]);
       inWorker += 1;
-      if (inWorker <= CHUNKS_IN_WORKER) return;
+      if (
+        inWorker <= CHUNKS_IN_WORKER && (controller.desiredSize ?? 0) > 0
+      ) return;
       return new Promise<void>((resolve) => waiting.push(resolve));
     },
     close() {

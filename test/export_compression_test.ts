@@ -2,13 +2,17 @@
  * The compressors the servers hand the export (`node:zlib` on Node and Bun,
  * a pool of Web Workers on Deno, and the pool wherever there are workers):
  * archives written with them read back byte for byte with Python's zipfile
- * and `unzip -t`, several entries in flight at once, a reader that cancels
- * frees them, and the workers' pool falls back to the main thread where no
- * worker can start.
+ * and `unzip -t`, several entries in flight at once; a reader that stops
+ * reading stops the writes, one that cancels frees the compressor; closing
+ * the workers' pool errors what is in flight.
  */
 import assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { type GzipCompressor, ZipStream } from "../src/zip/zip_stream.ts";
+import {
+  type GzipCompressor,
+  type GzipPair,
+  ZipStream,
+} from "../src/zip/zip_stream.ts";
 import { exportCompression } from "../server/_export_compression.ts";
 import { runtimeName } from "../server/_serve.ts";
 import { workerGzip } from "../server/_worker_gzip.ts";
@@ -70,6 +74,25 @@ function assertEntries(bytes: Uint8Array): void {
   );
 }
 
+/** Writes random bytes, never read: the writes must soon wait. */
+async function assertStopsUnread(pair: GzipPair): Promise<void> {
+  const writer = pair.writable.getWriter();
+  // Random bytes do not deflate: what is written comes out whole.
+  const chunk = new Uint8Array(64 * 1024);
+  let written = 0;
+  for (;;) {
+    crypto.getRandomValues(chunk);
+    const accepted = await Promise.race([
+      writer.write(chunk).then(() => true),
+      new Promise((resolve) => setTimeout(resolve, 500, false)),
+    ]);
+    if (!accepted) break;
+    written += chunk.length;
+    assert.ok(written <= 1024 * 1024, `${written} bytes taken unread`);
+  }
+  await pair.readable.cancel();
+}
+
 describe("the export's compressors on the servers", () => {
   const server = exportCompression();
   after(async () => (await server).close());
@@ -100,6 +123,21 @@ describe("the export's compressors on the servers", () => {
     try {
       assertEntries(await archiveWith(pool.gzip, 256 * 1024));
       assertEntries(await archiveWith(pool.gzip, 64 * 1024));
+    } finally {
+      pool.close();
+    }
+  });
+
+  it("node:zlib: a reader that stops reading stops the entry's writes", async () => {
+    await assertStopsUnread(zlibGzip());
+  });
+
+  it("Web Workers: a reader that stops reading stops the entry's writes", {
+    skip: typeof Worker !== "function" && "no Web Workers on this runtime",
+  }, async () => {
+    const pool = workerGzip(1);
+    try {
+      await assertStopsUnread(await pool.gzip());
     } finally {
       pool.close();
     }
