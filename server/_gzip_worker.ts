@@ -27,9 +27,17 @@ export interface GzipWorkerReply {
   error?: string;
 }
 
+/** Posted once the worker has loaded: it can take entries. */
+export interface GzipWorkerReady {
+  ready: true;
+}
+
 interface WorkerScope {
   onmessage: ((event: MessageEvent<GzipWorkerRequest>) => void) | null;
-  postMessage(message: GzipWorkerReply, transfer: Transferable[]): void;
+  postMessage(
+    message: GzipWorkerReply | GzipWorkerReady,
+    transfer: Transferable[],
+  ): void;
 }
 
 /** One entry being deflated. */
@@ -106,3 +114,8 @@ scope.onmessage = ({ data: message }) => {
     if (!job.ending) post(id, job);
   }, () => {});
 };
+
+// Loaded as a worker (not by a documentation test on the main thread).
+if (typeof scope.postMessage === "function") {
+  scope.postMessage({ ready: true }, []);
+}

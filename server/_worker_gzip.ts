@@ -8,7 +8,11 @@
  * @module
  */
 import type { GzipCompressor, GzipPair } from "../src/zip/zip_stream.ts";
-import type { GzipWorkerReply, GzipWorkerRequest } from "./_gzip_worker.ts";
+import type {
+  GzipWorkerReady,
+  GzipWorkerReply,
+  GzipWorkerRequest,
+} from "./_gzip_worker.ts";
 
 /**
  * Chunks of an entry that may wait in its worker before a write waits: a
@@ -32,6 +36,10 @@ interface Pending {
 interface PooledWorker {
   worker: Worker;
   entries: Map<number, Pending>;
+  /** Whether it loaded: false when it failed first. */
+  ready: Promise<boolean>;
+  /** It failed: entries go to the others. */
+  dead: boolean;
 }
 
 /** A gzip compressor on workers, and how to stop them. */
@@ -47,14 +55,26 @@ const WORKER_URL = new URL(
   import.meta.url,
 );
 
-function startWorker(): PooledWorker {
-  const worker = new Worker(WORKER_URL, { type: "module" });
-  const pooled: PooledWorker = { worker, entries: new Map() };
-  worker.onmessage = ({ data: reply }: MessageEvent<GzipWorkerReply>) => {
-    pooled.entries.get(reply.id)?.reply(reply);
+function startWorker(url: URL): PooledWorker {
+  const worker = new Worker(url, { type: "module" });
+  let settle!: (loaded: boolean) => void;
+  const pooled: PooledWorker = {
+    worker,
+    entries: new Map(),
+    ready: new Promise((resolve) => settle = resolve),
+    dead: false,
+  };
+  worker.onmessage = (
+    { data }: MessageEvent<GzipWorkerReply | GzipWorkerReady>,
+  ) => {
+    if ("ready" in data) settle(true);
+    else pooled.entries.get(data.id)?.reply(data);
   };
   worker.onerror = (event) => {
     event.preventDefault();
+    settle(false);
+    pooled.dead = true;
+    worker.terminate();
     for (const pending of pooled.entries.values()) {
       pending.fail(new Error(`Cannot deflate: ${event.message}`));
     }
@@ -129,10 +149,13 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
 
 /**
  * A pool of `size` workers (default: one a core, at most 4), started as
- * entries come. Where workers cannot start, entries deflate with the main
- * thread's `CompressionStream("gzip")`.
+ * entries come. Where workers cannot start or load (no `Worker`, no
+ * permission to read the worker's module), entries deflate with the main
+ * thread's `CompressionStream("gzip")`; a worker that fails later fails its
+ * entries in flight and is replaced.
  *
  * @param size How many workers.
+ * @param workerUrl The worker's module: `_gzip_worker.ts` (or `.js`, built).
  * @returns The compressor factory and `close()`.
  *
  * @example
@@ -151,25 +174,34 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
  * ```
  */
 export function workerGzip(
-  size = Math.min(4, navigator.hardwareConcurrency || 1),
+  size: number = Math.min(4, navigator.hardwareConcurrency || 1),
+  workerUrl: URL = WORKER_URL,
 ): WorkerGzip {
-  const pool: PooledWorker[] = [];
+  let pool: PooledWorker[] = [];
   let unavailable = false;
   let nextId = 0;
   return {
-    gzip() {
+    async gzip() {
+      pool = pool.filter(({ dead }) => !dead);
       if (pool.length < size && !unavailable) {
         try {
-          pool.push(startWorker());
+          pool.push(startWorker(workerUrl));
         } catch {
           // No workers here (Deno Deploy): the entries deflate in place.
           unavailable = true;
         }
       }
-      if (pool.length === 0) return new CompressionStream("gzip");
-      const pooled = pool.reduce((a, b) =>
-        b.entries.size < a.entries.size ? b : a
+      const pooled = pool.reduce<PooledWorker | undefined>(
+        (a, b) => a === undefined || b.entries.size < a.entries.size ? b : a,
+        undefined,
       );
+      if (pooled === undefined) return new CompressionStream("gzip");
+      if (!(await pooled.ready)) {
+        // It never loaded: the next ones would not either.
+        unavailable = true;
+        pool = pool.filter((other) => other !== pooled);
+        return new CompressionStream("gzip");
+      }
       return pooledGzip(pooled, nextId++);
     },
     close() {

@@ -143,6 +143,20 @@ describe("the export's compressors on the servers", () => {
     }
   });
 
+  it("Web Workers: entries deflate in place when the workers cannot load", {
+    skip: typeof Worker !== "function" && "no Web Workers on this runtime",
+  }, async () => {
+    const pool = workerGzip(
+      2,
+      new URL("./no_such_gzip_worker.ts", import.meta.url),
+    );
+    try {
+      assertEntries(await archiveWith(pool.gzip, 256 * 1024));
+    } finally {
+      pool.close();
+    }
+  });
+
   it("Web Workers: closing the pool errors the entries in flight", {
     skip: typeof Worker !== "function" && "no Web Workers on this runtime",
   }, async () => {
