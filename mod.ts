@@ -25,6 +25,11 @@ export {
   ExportSlots,
 } from "./src/operations/export_slots.ts";
 export { ExportStalledError } from "./src/body_watch.ts";
+export type {
+  GzipCompressor,
+  GzipPair,
+  ZipCompression,
+} from "./src/zip/zip_stream.ts";
 export {
   type AbortCause,
   type FinishedRequest,

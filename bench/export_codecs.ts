@@ -5,6 +5,11 @@
  *
  * - `zipstream`: the export's own writer (src/zip/), on the runtime's
  *   `CompressionStream("gzip")` at its default level, 6;
+ * - `zipstream-server`: the same writer as the API's servers run it
+ *   (`server/_export_compression.ts`): `node:zlib` on Node and Bun, Web
+ *   Workers on Deno, 256 KiB read ahead;
+ * - `zipstream-zlib`, `zipstream-workers`: the writer on `node:zlib`, or on
+ *   the pool of Web Workers (Deno and Bun), 256 KiB read ahead;
  * - `gzip`: `CompressionStream("gzip")` alone over each entry's text, one
  *   entry after another, no ZIP: the native deflate's own cost;
  * - `zlibjs`: zip.js's `zip-core-native` entry, its pure-JavaScript zlib port
@@ -45,11 +50,13 @@ import process from "node:process";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";
 import { median } from "./hot_path.ts";
 import { childrenCpuSeconds, threadCpuSeconds } from "./proc_cpu.ts";
-import { ZipStream } from "../src/zip/zip_stream.ts";
+import { type ZipCompression, ZipStream } from "../src/zip/zip_stream.ts";
 import type { FixturesInput } from "../src/store/fixtures.ts";
 
 const LEVEL = Number(process.env.BENCH_LEVEL ?? 5);
 const REPEATS = Number(process.env.BENCH_REPEATS ?? 3);
+/** The servers' read-ahead where entries deflate in parallel. */
+const AHEAD = { readAheadBytes: 256 * 1024 };
 
 interface Writer {
   add(name: string, reader: ReadableStream<Uint8Array>): Promise<unknown>;
@@ -115,8 +122,11 @@ async function archive(
 }
 
 /** One archive of the entries written by the export's own writer. */
-async function zipStreamArchive(entries: string[][]): Promise<Uint8Array> {
-  const zip = new ZipStream({ lastModified: new Date() });
+async function zipStreamArchive(
+  entries: string[][],
+  compression: ZipCompression = {},
+): Promise<Uint8Array> {
+  const zip = new ZipStream({ ...compression, lastModified: new Date() });
   const reading = new Response(zip.readable).arrayBuffer();
   for (const [index, messages] of entries.entries()) {
     const entry = await zip.add(`${index}.json`);
@@ -160,8 +170,24 @@ function entriesOf(fixtures: FixturesInput): string[][] {
 async function child(codec: string): Promise<void> {
   const entries = entriesOf(benchData().fixtures);
   let write: () => Promise<Uint8Array>;
+  let closeAfter = () => {};
   if (codec === "zipstream") write = () => zipStreamArchive(entries);
-  else if (codec === "gzip") {
+  else if (codec === "zipstream-zlib") {
+    const { zlibGzip } = await import("../server/_zlib_gzip.ts");
+    write = () => zipStreamArchive(entries, { gzip: zlibGzip, ...AHEAD });
+  } else if (codec === "zipstream-workers") {
+    const { workerGzip } = await import("../server/_worker_gzip.ts");
+    const pool = workerGzip();
+    closeAfter = () => pool.close();
+    write = () => zipStreamArchive(entries, { gzip: pool.gzip, ...AHEAD });
+  } else if (codec === "zipstream-server") {
+    const { exportCompression } = await import(
+      "../server/_export_compression.ts"
+    );
+    const server = await exportCompression();
+    closeAfter = server.close;
+    write = () => zipStreamArchive(entries, server.compression);
+  } else if (codec === "gzip") {
     const encoder = new TextEncoder();
     const texts = entries.map((messages) =>
       encoder.encode(`[${messages.join(",")}]`)
@@ -188,6 +214,7 @@ async function child(codec: string): Promise<void> {
     cpu.push((user + system) / 1e6);
     mainThread.push(threadCpuSeconds(process.pid, process.pid) - mainBefore);
   }
+  closeAfter();
   writeFileSync(process.env.BENCH_OUTPUT!, bytes);
   console.log(JSON.stringify({
     seconds: median(times),

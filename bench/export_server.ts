@@ -1,8 +1,12 @@
 /**
  * A server for the export benchmark, on the runtime running it: the handler
  * over a MemoryStore seeded with the bench data (`memory`), or over a
- * PostgresStore on `BENCH_DATABASE_URL`, already seeded (`postgres`). Prints
- * its URL once ready; stops on SIGTERM.
+ * PostgresStore on `BENCH_DATABASE_URL`, already seeded (`postgres`). The
+ * export deflates as the API's servers have it
+ * (`server/_export_compression.ts`), or with the runtime's own
+ * `CompressionStream` when `BENCH_COMPRESSION=runtime`. Listens on
+ * `BENCH_PORT` (default: any free port); prints its URL once ready; stops on
+ * SIGTERM.
  *
  * @module
  */
@@ -10,6 +14,7 @@ import process from "node:process";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { connectPostgres, PostgresStore } from "../postgres/mod.ts";
+import { exportCompression } from "../server/_export_compression.ts";
 import { serve } from "../server/_serve.ts";
 import type { Store } from "../src/store/store.ts";
 import { benchData } from "./export_data.ts";
@@ -23,8 +28,20 @@ if (process.argv[2] === "postgres") {
   await memory.seed(benchData().fixtures);
   store = memory;
 }
-const handler = createHandler({ store, logError: console.error });
-const server = await serve(handler, { port: 0, hostname: "127.0.0.1" });
+// As the API's servers do, unless BENCH_COMPRESSION=runtime: then the
+// runtime's own CompressionStream on the main thread, 64 KiB read ahead.
+const compression = process.env.BENCH_COMPRESSION === "runtime"
+  ? undefined
+  : (await exportCompression()).compression;
+const handler = createHandler({
+  store,
+  logError: console.error,
+  ...(compression === undefined ? {} : { exportCompression: compression }),
+});
+const server = await serve(handler, {
+  port: Number(process.env.BENCH_PORT ?? 0),
+  hostname: "127.0.0.1",
+});
 // Collect the seeding's garbage, so the idle RSS is the data's own.
 (globalThis as { gc?: () => void }).gc?.();
 (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);

@@ -14,7 +14,11 @@
  * messages per call, `BENCH_ROUNDS` (default 5) the rounds,
  * `BENCH_RUNTIMES` (default `node,deno,bun`), `BENCH_STORES` (default
  * `memory`, or `memory,postgres` when `DATABASE_URL` is set: the script
- * seeds a database of its own there and drops it).
+ * seeds a database of its own there and drops it), `BENCH_COMPRESSIONS`
+ * (default `server`: the export deflating as the API's servers have it;
+ * `server,runtime` adds rows with the runtime's own `CompressionStream` on
+ * the main thread), `BENCH_PORT` (default 0: any free port; the servers
+ * listen on it and the ports after it, one each).
  *
  * @module
  */
@@ -37,6 +41,8 @@ const AT_ONCE = 8;
 const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
 const stores = (process.env.BENCH_STORES ??
   (process.env.DATABASE_URL ? "memory,postgres" : "memory")).split(",");
+const compressions = (process.env.BENCH_COMPRESSIONS ?? "server").split(",");
+let port = Number(process.env.BENCH_PORT ?? 0);
 const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
 const COMMANDS: Record<string, string[]> = {
   node: [bin("node"), "--expose-gc", "bench/export_server.ts"],
@@ -131,6 +137,8 @@ async function seedPostgres(): Promise<TestDatabase> {
 interface Row {
   runtime: string;
   store: string;
+  /** `server` (as the API's servers deflate) or `runtime`. */
+  compression: string;
   zip: Timing;
   api: Timing;
   apiBytes: number;
@@ -146,11 +154,16 @@ const infoZip = join(work, "info.zip");
 const rows: Row[] = [];
 let db: TestDatabase | undefined;
 
-async function measure(runtime: string, store: string): Promise<Row> {
-  const server = await startServer(
-    [...COMMANDS[runtime]!, store],
-    db === undefined ? {} : { BENCH_DATABASE_URL: db.url },
-  );
+async function measure(
+  runtime: string,
+  store: string,
+  compression: string,
+): Promise<Row> {
+  const server = await startServer([...COMMANDS[runtime]!, store], {
+    BENCH_COMPRESSION: compression,
+    BENCH_PORT: String(port === 0 ? 0 : port++),
+    ...(db === undefined ? {} : { BENCH_DATABASE_URL: db.url }),
+  });
   const served = join(work, "served.zip");
   const idle = rssMiB(server.pid);
   let peak = idle;
@@ -192,6 +205,7 @@ async function measure(runtime: string, store: string): Promise<Row> {
     return {
       runtime,
       store,
+      compression,
       zip: medianOf(samples.zip),
       api: medianOf(samples.api),
       apiBytes: statSync(served).size,
@@ -210,8 +224,10 @@ try {
   for (const store of stores) {
     if (store === "postgres") db = await seedPostgres();
     for (const runtime of runtimes) {
-      rows.push(await measure(runtime, store));
-      console.error(JSON.stringify(rows.at(-1)));
+      for (const compression of compressions) {
+        rows.push(await measure(runtime, store, compression));
+        console.error(JSON.stringify(rows.at(-1)));
+      }
     }
   }
 } finally {
@@ -226,16 +242,16 @@ console.log(
     `(wall) and the server's CPU seconds meanwhile; zip = \`zip -q -6 -r\`.\n`,
 );
 console.log(
-  "| runtime | store | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s per export |",
+  "| runtime | store | deflate | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s per export |",
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
 for (const row of rows) {
   console.log(
-    `| ${row.runtime} | ${row.store} | ${row.zip.wall.toFixed(2)} / ${
-      row.zip.cpu.toFixed(2)
-    } | ${row.api.wall.toFixed(2)} / ${row.api.cpu.toFixed(2)} | ${
-      x(row.api.wall / row.zip.wall)
-    } | ${x(row.api.cpu / row.zip.cpu)} | ${
+    `| ${row.runtime} | ${row.store} | ${row.compression} | ${
+      row.zip.wall.toFixed(2)
+    } / ${row.zip.cpu.toFixed(2)} | ${row.api.wall.toFixed(2)} / ${
+      row.api.cpu.toFixed(2)
+    } | ${x(row.api.wall / row.zip.wall)} | ${x(row.api.cpu / row.zip.cpu)} | ${
       (row.apiBytes / row.zipBytes).toFixed(3)
     }x | ${row.rssOne.toFixed(0)} / ${row.rssMany.toFixed(0)} | ${
       row.many.wall.toFixed(2)
@@ -253,14 +269,17 @@ if (postgresRows.length > 0) {
   console.log("| --- | --- | --- | --- | --- |");
   for (const row of postgresRows) {
     const memory = rows.find((other) =>
-      other.store === "memory" && other.runtime === row.runtime
+      other.store === "memory" && other.runtime === row.runtime &&
+      other.compression === row.compression
     );
     if (memory === undefined) continue;
     const ratio = (of: (r: Row) => number) => x(of(row) / of(memory));
     console.log(
-      `| ${row.runtime} | ${ratio((r) => r.api.wall / r.zip.wall)} | ${
-        ratio((r) => r.api.cpu / r.zip.cpu)
-      } | ${ratio((r) => r.rssOne)} | ${ratio((r) => r.rssMany)} |`,
+      `| ${row.runtime}, ${row.compression} | ${
+        ratio((r) => r.api.wall / r.zip.wall)
+      } | ${ratio((r) => r.api.cpu / r.zip.cpu)} | ${
+        ratio((r) => r.rssOne)
+      } | ${ratio((r) => r.rssMany)} |`,
     );
   }
 }

@@ -13,6 +13,7 @@ import type { Fixtures } from "../src/store/fixtures.ts";
 import { readFixturesFile } from "./_fixtures_file.ts";
 import { batchedLines } from "./_log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
+import { exportCompression } from "./_export_compression.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { ServerSettings } from "./_settings.ts";
 import { startTelemetry } from "./_telemetry.ts";
@@ -83,6 +84,8 @@ export async function openServerApp(
   // Lines go out in one stdout write a tick; at `off` nothing is installed.
   const log = batchedLines();
   const shutdown = new AbortController();
+  // Exports deflate off the main thread: node:zlib, or Deno's workers.
+  const compression = await exportCompression();
   const handler = createHandler({
     store,
     maxConcurrentExports: settings.maxConcurrentExports,
@@ -90,6 +93,7 @@ export async function openServerApp(
     maxExportsPerProject: settings.maxExportsPerProject,
     exportStallTimeoutMs: settings.exportStallTimeout * 1000,
     shutdownSignal: shutdown.signal,
+    exportCompression: compression.compression,
     ...(settings.logLevel === "off" ? {} : {
       onRequestFinished: createAccessLog({
         level: settings.logLevel,
@@ -108,6 +112,7 @@ export async function openServerApp(
     beginShutdown: () => shutdown.abort(),
     close: async () => {
       await log.flush();
+      compression.close();
       await store.close?.();
       await telemetry?.shutdown();
     },

@@ -32,6 +32,7 @@ import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
 import { RequestTelemetry } from "./telemetry.ts";
 import type { Store } from "./store/store.ts";
+import type { ZipCompression } from "./zip/zip_stream.ts";
 
 /** A Fetch API handler. */
 export type Handler = (request: Request) => Promise<Response>;
@@ -122,6 +123,18 @@ export interface HandlerOptions {
    * anywhere. Default `false`: the handler then touches no OpenTelemetry API.
    */
   telemetry?: boolean;
+  /**
+   * How the bulk export deflates its entries: `gzip` makes each entry's gzip
+   * compressor (a `ReadableWritablePair` such as
+   * `new CompressionStream("gzip")`, whose deflate stream and CRC-32 the ZIP
+   * takes), `readAheadBytes` how much text the writer may add to the entries
+   * after the one being sent, so that they compress meanwhile. A runtime's
+   * server hands in a compressor that runs off the main thread (the servers
+   * of `callflow-api serve` and `./server` do: `node:zlib` on Node and Bun,
+   * Web Workers on Deno). Default: the runtime's `CompressionStream("gzip")`,
+   * 64 KiB read ahead.
+   */
+  exportCompression?: ZipCompression;
 }
 
 /** An incoming `X-Request-Id` worth echoing: short, plain characters. */
@@ -172,6 +185,7 @@ export function createHandler(options: HandlerOptions): Handler {
       DEFAULT_EXPORT_STALL_TIMEOUT_MS,
     readinessTimeout: options.readinessTimeout ?? 2000,
     shutdownSignal: options.shutdownSignal,
+    compression: options.exportCompression,
   });
   /**
    * Answers a request: routes it, authenticates it when its route needs a
@@ -276,6 +290,7 @@ interface EndpointSettings {
   stallTimeoutMs: number;
   readinessTimeout: number;
   shutdownSignal: AbortSignal | undefined;
+  compression: ZipCompression | undefined;
 }
 
 /** The API's routes, their operations built with the handler's settings. */

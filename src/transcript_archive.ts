@@ -6,7 +6,7 @@
  * @module
  */
 import type { TranscriptChunk } from "./store/store.ts";
-import { ZipStream } from "./zip/zip_stream.ts";
+import { type ZipCompression, ZipStream } from "./zip/zip_stream.ts";
 
 /** Options of {@linkcode transcriptArchive}. */
 export interface TranscriptArchiveOptions {
@@ -14,6 +14,11 @@ export interface TranscriptArchiveOptions {
   lastModified: Date;
   /** Told of a failure that aborted the archive midway. */
   onError: (error: unknown) => void;
+  /**
+   * How the entries are deflated. Default: the runtime's
+   * `CompressionStream("gzip")`, 64 KiB of text read ahead.
+   */
+  compression?: ZipCompression;
 }
 
 /**
@@ -27,7 +32,7 @@ export interface TranscriptArchiveOptions {
  * @param first The first chunk, already read (the caller peeks it to tell an
  * empty export from a real one before sending anything).
  * @param rest The chunks after `first`.
- * @param options Entry timestamp and failure report.
+ * @param options Entry timestamp, failure report and compression.
  * @returns The archive's bytes.
  *
  * @example
@@ -50,7 +55,10 @@ export function transcriptArchive(
   rest: AsyncIterator<TranscriptChunk>,
   options: TranscriptArchiveOptions,
 ): ReadableStream<Uint8Array> {
-  const zip = new ZipStream({ lastModified: options.lastModified });
+  const zip = new ZipStream({
+    ...options.compression,
+    lastModified: options.lastModified,
+  });
   writeArchive(zip, first, rest).then(() => zip.close(), (error: unknown) => {
     // A reader that went away is not a failure worth a log line.
     if (!zip.cancelled) options.onError(error);

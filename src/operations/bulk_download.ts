@@ -11,6 +11,7 @@ import { HttpError } from "../http_error.ts";
 import { streamed } from "../responses.ts";
 import type { Store } from "../store/store.ts";
 import { transcriptArchive } from "../transcript_archive.ts";
+import type { ZipCompression } from "../zip/zip_stream.ts";
 import type { GrantedContext, Operation } from "./context.ts";
 import type { ExportRefusal, ExportSlots } from "./export_slots.ts";
 
@@ -34,6 +35,8 @@ export interface BulkDownloadSettings {
   exportSlots: ExportSlots;
   /** How long a client may read nothing before its export is cut, in ms. */
   stallTimeoutMs: number;
+  /** How the archive's entries are deflated; default: the runtime's own. */
+  compression?: ZipCompression | undefined;
 }
 
 /**
@@ -86,7 +89,8 @@ export interface BulkDownloadSettings {
 export function bulkDownload(
   settings: BulkDownloadSettings,
 ): Operation<GrantedContext> {
-  const { store, now, logError, exportSlots, stallTimeoutMs } = settings;
+  const { store, now, logError, exportSlots, stallTimeoutMs, compression } =
+    settings;
   const bodyOptions = { timeoutMs: settings.bodyTimeoutMs };
   return async ({ request, requestId, grant, headers }) => {
     const callIds = parseBulkRequest(
@@ -112,6 +116,7 @@ export function bulkDownload(
       archive = transcriptArchive(first.value, chunks, {
         lastModified: now(),
         onError: (error) => logError(requestId, error),
+        ...(compression === undefined ? {} : { compression }),
       });
     } catch (error) {
       release();

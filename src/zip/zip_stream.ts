@@ -17,18 +17,29 @@ import {
 import { gzipMemberBody, type GzipTrailer } from "./_gzip_member.ts";
 import { type GzipCompressor, gzipCompressor, type GzipPair } from "./_gzip.ts";
 
-export type { GzipCompressor };
+export type { GzipCompressor, GzipPair };
 
-/** Options of {@linkcode ZipStream}. */
-export interface ZipStreamOptions {
-  /** The modification time written on every entry. */
-  lastModified: Date;
+/** How a {@linkcode ZipStream} deflates its entries. */
+export interface ZipCompression {
   /**
    * Makes the compressor of each entry. Default: the runtime's
    * `CompressionStream("gzip")` (its deflate at zlib's default level, 6, and
    * the CRC-32 in its trailer), or fflate's where there is none.
    */
   gzip?: GzipCompressor;
+  /**
+   * Bytes of text that may be added to the entries after the one being sent:
+   * how far the writer runs ahead of the reader, so that the next entries
+   * compress meanwhile. More keeps more compressors busy where they run in
+   * parallel (a thread pool, workers). Default 64 KiB.
+   */
+  readAheadBytes?: number;
+}
+
+/** Options of {@linkcode ZipStream}. */
+export interface ZipStreamOptions extends ZipCompression {
+  /** The modification time written on every entry. */
+  lastModified: Date;
 }
 
 /**
@@ -37,11 +48,7 @@ export interface ZipStreamOptions {
  */
 const MAX_ENTRIES_IN_FLIGHT = 4;
 
-/**
- * Bytes of uncompressed data that may be added to the entries after the one
- * being sent: how far the writer reads ahead of the reader, so that the next
- * entries compress while the current one is sent.
- */
+/** The default of {@linkcode ZipStreamOptions.readAheadBytes}. */
 const READ_AHEAD_BYTES = 64 * 1024;
 
 /** Deflated bytes an entry may hold before its compressor waits. */
@@ -112,7 +119,8 @@ export interface ZipEntryWriter {
  *
  * Memory is bounded whatever the entries' size: writes wait while the reader
  * of the archive is behind (backpressure), with at most 4 entries, 64 KiB of
- * text added after the entry being sent, 512 KiB of text not yet deflated
+ * text (`readAheadBytes`) added after the entry being sent, 512 KiB of text
+ * not yet deflated
  * and 256 KiB of deflated data per entry in flight. Entries carry Zip64
  * sizes, so any may pass 4 GiB.
  *
@@ -140,6 +148,7 @@ export class ZipStream {
   readonly readable: ReadableStream<Uint8Array>;
   readonly #time: EntryTime;
   readonly #gzip: GzipCompressor;
+  readonly #readAheadBytes: number;
   /** Entries added and not yet sent whole; the first is being sent. */
   readonly #entries: Entry[] = [];
   readonly #written: CentralEntry[] = [];
@@ -158,10 +167,11 @@ export class ZipStream {
   readonly #errorReadable: (reason: unknown) => void;
   #changed: Promise<void> | undefined;
 
-  /** @param options Entry time and compressor. */
+  /** @param options Entry time, compressor and read-ahead. */
   constructor(options: ZipStreamOptions) {
     this.#time = entryTime(options.lastModified);
     this.#gzip = options.gzip ?? gzipCompressor;
+    this.#readAheadBytes = options.readAheadBytes ?? READ_AHEAD_BYTES;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     this.readable = new ReadableStream<Uint8Array>({
       start: (c) => void (controller = c),
@@ -238,7 +248,7 @@ export class ZipStream {
       text = text.slice(read);
       this.#flush(entry);
     }
-    if (entry !== this.#entries[0] && this.#readAhead > READ_AHEAD_BYTES) {
+    if (entry !== this.#entries[0] && this.#readAhead > this.#readAheadBytes) {
       // Let its compressor work on what it has while the entry waits.
       this.#flush(entry);
       return this.#readAheadTaken(entry);
@@ -247,7 +257,9 @@ export class ZipStream {
   }
 
   async #readAheadTaken(entry: Entry): Promise<void> {
-    while (entry !== this.#entries[0] && this.#readAhead > READ_AHEAD_BYTES) {
+    while (
+      entry !== this.#entries[0] && this.#readAhead > this.#readAheadBytes
+    ) {
       await this.#change();
     }
   }

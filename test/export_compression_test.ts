@@ -1,0 +1,173 @@
+/**
+ * The compressors the servers hand the export (`node:zlib` on Node and Bun,
+ * a pool of Web Workers on Deno, and the pool wherever there are workers):
+ * archives written with them read back byte for byte with Python's zipfile
+ * and `unzip -t`, several entries in flight at once; a reader that stops
+ * reading stops the writes, one that cancels frees the compressor; closing
+ * the workers' pool errors what is in flight.
+ */
+import assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import {
+  type GzipCompressor,
+  type GzipPair,
+  ZipStream,
+} from "../src/zip/zip_stream.ts";
+import { exportCompression } from "../server/_export_compression.ts";
+import { runtimeName } from "../server/_serve.ts";
+import { workerGzip } from "../server/_worker_gzip.ts";
+import { zlibGzip } from "../server/_zlib_gzip.ts";
+import { readZip } from "./support/zip_reader.ts";
+
+const lastModified = new Date("2026-01-02T03:04:06Z");
+
+/** Entries of every shape: small ones unawaited, wide UTF-8, long, empty. */
+function entries(): Array<[string, string[]]> {
+  return [
+    ...Array.from(
+      { length: 12 },
+      (
+        _,
+        i,
+      ): [string, string[]] => [`small-${i}.json`, [
+        `[${i},"${"ab".repeat(i)}"]`,
+      ]],
+    ),
+    ["wide.json", Array.from({ length: 8_000 }, (_, i) => `é€😀${i}`)],
+    // Past the read-ahead and several 64 KiB buffers: many chunks.
+    [
+      "long.json",
+      Array.from({ length: 400 }, (_, i) => `${i}:${"x".repeat(2_000)}`),
+    ],
+    ["empty.json", []],
+    ["after.json", ['{"after":true}']],
+  ];
+}
+
+async function archiveWith(
+  gzip: GzipCompressor,
+  readAheadBytes?: number,
+): Promise<Uint8Array> {
+  const zip = new ZipStream({
+    lastModified,
+    gzip,
+    ...(readAheadBytes === undefined ? {} : { readAheadBytes }),
+  });
+  const reading = new Response(zip.readable).arrayBuffer();
+  for (const [name, texts] of entries()) {
+    const entry = await zip.add(name);
+    for (const text of texts) {
+      const waiting = entry.write(text);
+      if (waiting !== undefined) await waiting;
+    }
+    entry.close();
+  }
+  zip.close();
+  return new Uint8Array(await reading);
+}
+
+function assertEntries(bytes: Uint8Array): void {
+  const read = readZip(bytes);
+  assert.deepEqual(
+    read.map((entry) => [entry.name, entry.compression, entry.text]),
+    entries().map(([name, texts]) => [name, 8, texts.join("")]),
+  );
+}
+
+/** Writes random bytes, never read: the writes must soon wait. */
+async function assertStopsUnread(pair: GzipPair): Promise<void> {
+  const writer = pair.writable.getWriter();
+  // Random bytes do not deflate: what is written comes out whole.
+  const chunk = new Uint8Array(64 * 1024);
+  let written = 0;
+  for (;;) {
+    crypto.getRandomValues(chunk);
+    const accepted = await Promise.race([
+      writer.write(chunk).then(() => true),
+      new Promise((resolve) => setTimeout(resolve, 500, false)),
+    ]);
+    if (!accepted) break;
+    written += chunk.length;
+    assert.ok(written <= 1024 * 1024, `${written} bytes taken unread`);
+  }
+  await pair.readable.cancel();
+}
+
+describe("the export's compressors on the servers", () => {
+  const server = exportCompression();
+  after(async () => (await server).close());
+
+  it(`writes archives zipfile and unzip read back (${runtimeName()}'s compressor, 256 KiB read ahead)`, async () => {
+    const { compression } = await server;
+    assert.equal(compression.readAheadBytes, 256 * 1024);
+    assertEntries(
+      await archiveWith(compression.gzip!, compression.readAheadBytes),
+    );
+  });
+
+  it("node:zlib: archives read back, and a cancelled entry stops its zlib", async () => {
+    assertEntries(await archiveWith(zlibGzip, 256 * 1024));
+    const { readable, writable } = zlibGzip();
+    const writer = writable.getWriter();
+    await writer.write(new TextEncoder().encode("x".repeat(100_000)));
+    await readable.cancel(new Error("reader gone"));
+    await assert.rejects(
+      writer.write(new TextEncoder().encode("more")),
+    );
+  });
+
+  it("Web Workers: archives read back, several entries on each worker", {
+    skip: typeof Worker !== "function" && "no Web Workers on this runtime",
+  }, async () => {
+    const pool = workerGzip(2);
+    try {
+      assertEntries(await archiveWith(pool.gzip, 256 * 1024));
+      assertEntries(await archiveWith(pool.gzip, 64 * 1024));
+    } finally {
+      pool.close();
+    }
+  });
+
+  it("node:zlib: a reader that stops reading stops the entry's writes", async () => {
+    await assertStopsUnread(zlibGzip());
+  });
+
+  it("Web Workers: a reader that stops reading stops the entry's writes", {
+    skip: typeof Worker !== "function" && "no Web Workers on this runtime",
+  }, async () => {
+    const pool = workerGzip(1);
+    try {
+      await assertStopsUnread(await pool.gzip());
+    } finally {
+      pool.close();
+    }
+  });
+
+  it("Web Workers: entries deflate in place when the workers cannot load", {
+    skip: typeof Worker !== "function" && "no Web Workers on this runtime",
+  }, async () => {
+    const pool = workerGzip(
+      2,
+      new URL("./no_such_gzip_worker.ts", import.meta.url),
+    );
+    try {
+      assertEntries(await archiveWith(pool.gzip, 256 * 1024));
+    } finally {
+      pool.close();
+    }
+  });
+
+  it("Web Workers: closing the pool errors the entries in flight", {
+    skip: typeof Worker !== "function" && "no Web Workers on this runtime",
+  }, async () => {
+    const pool = workerGzip(1);
+    const { readable, writable } = await pool.gzip();
+    const writer = writable.getWriter();
+    await writer.write(new TextEncoder().encode("hello"));
+    pool.close();
+    await assert.rejects(
+      new Response(readable).arrayBuffer(),
+      /the workers were closed/,
+    );
+  });
+});
