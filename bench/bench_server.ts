@@ -42,8 +42,16 @@ const reading: FetchHandler = (request) => {
   return bare(request);
 };
 
-/** The API's irreducible work for one request, by hand (see the module doc). */
+/**
+ * The API's irreducible work for one request, by hand (see the module doc).
+ * `BENCH_MINIMAL_WITHOUT` (comma-separated `log`, `id`, `json`) leaves out
+ * the access-log line, the `X-Request-Id` (read and sent) or the
+ * `JSON.stringify` of the body, to price each (`bench/minimal_parts.ts`).
+ */
 function minimal(): FetchHandler {
+  const without = new Set(
+    (process.env.BENCH_MINIMAL_WITHOUT ?? "").split(",").filter(Boolean),
+  );
   const grants = new Map<string, string>([[TOKENS.owner, "proj-acme"]]);
   let queued = "";
   const flush = () => {
@@ -55,24 +63,25 @@ function minimal(): FetchHandler {
     const url = request.url;
     const segments = url.slice(url.indexOf("/", 8)).split("/");
     const authorization = request.headers.get("authorization") ?? "";
-    const requestId = request.headers.get("x-request-id") ??
-      crypto.randomUUID();
+    const requestId = without.has("id")
+      ? "-"
+      : request.headers.get("x-request-id") ?? crypto.randomUUID();
     const projectId = grants.get(authorization.slice(7));
     const status = projectId === undefined ? 401 : 200;
-    const body = JSON.stringify({ events: [{ flow: segments[3], ok: true }] });
+    const body = without.has("json")
+      ? BARE_BODY
+      : JSON.stringify({ events: [{ flow: segments[3], ok: true }] });
+    const headers: Record<string, string> = without.has("id")
+      ? { "content-type": "application/json" }
+      : { "content-type": "application/json", "x-request-id": requestId };
+    if (without.has("log")) return new Response(body, { status, headers });
     if (queued === "") setImmediate(flush);
     queued += `{"time":"${
       new Date().toISOString()
     }","level":"info","request_id":"${requestId}","method":"${request.method}","path":"${
       segments.join("/")
     }","status":${status},"bytes":${body.length},"project_id":"${projectId}"}\n`;
-    return new Response(body, {
-      status,
-      headers: {
-        "content-type": "application/json",
-        "x-request-id": requestId,
-      },
-    });
+    return new Response(body, { status, headers });
   };
 }
 

@@ -24,6 +24,8 @@ import {
   mkdtempSync,
   openSync,
   readFileSync,
+  readSync,
+  rmSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -48,8 +50,20 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 const fixturesFile = join(scripts, "fixtures.json");
 writeFileSync(fixturesFile, JSON.stringify(apiFixtures));
 const logLines: string[] = [];
-const countLines = (path: string) =>
-  readFileSync(path, "utf8").split("\n").length - 1;
+/** Counts a file's lines in 1 MiB reads: a log can outgrow a string. */
+function countLines(path: string): number {
+  const fd = openSync(path, "r");
+  const buffer = new Uint8Array(1 << 20);
+  let lines = 0;
+  try {
+    for (let read; (read = readSync(fd, buffer)) > 0;) {
+      for (let i = 0; i < read; i += 1) if (buffer[i] === 10) lines += 1;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return lines;
+}
 function luaScript(name: string, method: string): string {
   const path = join(scripts, `${name}.lua`);
   writeFileSync(path, `wrk.method = "${method}"\n`);
@@ -263,6 +277,8 @@ if (import.meta.main) {
       await minimal.stop();
       await api.stop();
       logLines.push(`${runtime}: ${countLines(api.stdout)} lines in the log`);
+      rmSync(api.stdout);
+      rmSync(minimal.stdout);
     }
   }
   console.log(
