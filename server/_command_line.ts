@@ -54,9 +54,12 @@ export const USAGE_EXIT_CODE = 2;
 
 /**
  * The package's version, from the package.json next to the sources (this
- * repository) or to the build (`dist/` in the installed package).
+ * repository) or to the build (`dist/` in the installed package), or, run
+ * from JSR (no manifest beside a module fetched over HTTPS), from the
+ * module's own URL, `https://jsr.io/@callflow/api/<version>/…`.
  *
- * @returns e.g. `0.1.0`, or `unknown` when no manifest is found.
+ * @param moduleUrl Where this module was loaded from. Default: its own URL.
+ * @returns e.g. `0.1.0`, or `unknown` when neither tells.
  *
  * @example
  * ```ts
@@ -64,13 +67,21 @@ export const USAGE_EXIT_CODE = 2;
  * import { packageVersion } from "./_command_line.ts";
  *
  * assert.match(packageVersion(), /^\d+\.\d+\.\d+/);
+ * assert.equal(
+ *   packageVersion("https://jsr.io/@callflow/api/1.2.3/server/_command_line.ts"),
+ *   "1.2.3",
+ * );
+ * assert.equal(packageVersion("https://example.com/server/cli.ts"), "unknown");
  * ```
  */
-export function packageVersion(): string {
+export function packageVersion(moduleUrl: string = import.meta.url): string {
+  const published = JSR_MODULE.exec(moduleUrl);
+  if (published !== null) return published[1]!;
+  if (!moduleUrl.startsWith("file:")) return "unknown";
   for (const path of ["../package.json", "../../package.json"]) {
     try {
       const manifest = JSON.parse(
-        readFileSync(new URL(path, import.meta.url), "utf8"),
+        readFileSync(new URL(path, moduleUrl), "utf8"),
       ) as { name?: string; version?: string };
       if (manifest.name === "@callflow/api") return manifest.version ?? "";
     } catch {
@@ -79,6 +90,9 @@ export function packageVersion(): string {
   }
   return "unknown";
 }
+
+/** A module of this package served by JSR, its version in group 1. */
+const JSR_MODULE = /^https:\/\/jsr\.io\/@callflow\/api\/([^/]+)\//;
 
 /** The parsed options of a command, by name. */
 export type OptionValues = Record<string, string | boolean | undefined>;
