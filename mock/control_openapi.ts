@@ -163,7 +163,7 @@ export const controlOpenApiDocument: {
       Fixtures: {
         type: "object",
         description:
-          "A fixtures document (see the README): projects, tokens, calls, integrations, flows; any list may be left out.",
+          "A fixtures document, the format GET /__mock/state returns and the mock's --fixtures file takes: lists of projects, tokens, calls, integrations and flows; any list may be left out.",
         properties: {
           projects: { type: "array", items: { type: "object" } },
           tokens: { type: "array", items: { type: "object" } },
