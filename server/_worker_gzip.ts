@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { clearTimeout, setTimeout } from "node:timers";
 import type { GzipCompressor, GzipPair } from "../src/zip/zip_stream.ts";
 import type {
   GzipWorkerReady,
@@ -38,8 +39,12 @@ interface PooledWorker {
   entries: Map<number, Pending>;
   /** Whether it loaded: false when it failed first. */
   ready: Promise<boolean>;
-  /** It failed: entries go to the others. */
+  /** It failed or retired: entries go to the others. */
   dead: boolean;
+  /** Called when its last entry is over. */
+  idle(): void;
+  /** Retires it unless an entry comes first. */
+  retirement?: ReturnType<typeof setTimeout>;
 }
 
 /** A gzip compressor on workers, and how to stop them. */
@@ -48,7 +53,12 @@ export interface WorkerGzip {
   gzip: GzipCompressor;
   /** Terminates the workers; entries in flight error. */
   close(): void;
+  /** How many workers are running now. */
+  readonly running: number;
 }
+
+/** How long a worker with no entry stays, in ms: an isolate is ~50 MiB. */
+export const WORKER_IDLE_MS = 10_000;
 
 const WORKER_URL = new URL(
   import.meta.url.endsWith(".ts") ? "./_gzip_worker.ts" : "./_gzip_worker.js",
@@ -63,6 +73,7 @@ function startWorker(url: URL): PooledWorker {
     entries: new Map(),
     ready: new Promise((resolve) => settle = resolve),
     dead: false,
+    idle: () => {},
   };
   worker.onmessage = (
     { data }: MessageEvent<GzipWorkerReply | GzipWorkerReady>,
@@ -100,8 +111,14 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
         inWorker <= CHUNKS_IN_WORKER && (controller.desiredSize ?? 0) > 0)
     ) waiting.shift()!();
   };
+  /** Forgets the entry; false when it was over already. */
+  const forget = () => {
+    if (!pooled.entries.delete(id)) return false;
+    if (pooled.entries.size === 0) pooled.idle();
+    return true;
+  };
   const fail = (error: Error) => {
-    pooled.entries.delete(id);
+    forget();
     failed = true;
     controller.error(error);
     release();
@@ -113,14 +130,14 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
       release();
       if (error !== undefined) fail(new Error(`Cannot deflate: ${error}`));
       else if (done) {
-        pooled.entries.delete(id);
+        forget();
         controller.close();
       }
     },
     fail,
   });
   const abort = () => {
-    if (!pooled.entries.delete(id)) return;
+    if (!forget()) return;
     post({ id, abort: true });
   };
   const readable = new ReadableStream<Uint8Array>({
@@ -154,8 +171,13 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
  * thread's `CompressionStream("gzip")`; a worker that fails later fails its
  * entries in flight and is replaced.
  *
+ * A worker left with no entry for `idleMs` is terminated (the next export
+ * starts it again), so that a server that exported once does not keep a
+ * second isolate's memory for good.
+ *
  * @param size How many workers.
  * @param workerUrl The worker's module: `_gzip_worker.ts` (or `.js`, built).
+ * @param idleMs How long a worker with no entry stays.
  * @returns The compressor factory and `close()`.
  *
  * @example
@@ -176,16 +198,29 @@ function pooledGzip(pooled: PooledWorker, id: number): GzipPair {
 export function workerGzip(
   size: number = Math.min(4, navigator.hardwareConcurrency || 1),
   workerUrl: URL = WORKER_URL,
+  idleMs: number = WORKER_IDLE_MS,
 ): WorkerGzip {
   let pool: PooledWorker[] = [];
   let unavailable = false;
   let nextId = 0;
+  const retireWhenIdle = (pooled: PooledWorker) => {
+    clearTimeout(pooled.retirement);
+    pooled.retirement = setTimeout(() => {
+      pooled.dead = true;
+      pooled.worker.terminate();
+      pool = pool.filter((other) => other !== pooled);
+    }, idleMs);
+    // An idle worker's deadline must not keep the process alive.
+    pooled.retirement.unref();
+  };
   return {
     async gzip() {
       pool = pool.filter(({ dead }) => !dead);
       if (pool.length < size && !unavailable) {
         try {
-          pool.push(startWorker(workerUrl));
+          const started = startWorker(workerUrl);
+          started.idle = () => retireWhenIdle(started);
+          pool.push(started);
         } catch {
           // No workers here (Deno Deploy): the entries deflate in place.
           unavailable = true;
@@ -196,6 +231,7 @@ export function workerGzip(
         undefined,
       );
       if (pooled === undefined) return new CompressionStream("gzip");
+      clearTimeout(pooled.retirement);
       if (!(await pooled.ready)) {
         // It never loaded: the next ones would not either.
         unavailable = true;
@@ -205,12 +241,16 @@ export function workerGzip(
       return pooledGzip(pooled, nextId++);
     },
     close() {
-      for (const { worker, entries } of pool.splice(0)) {
+      for (const { worker, entries, retirement } of pool.splice(0)) {
+        clearTimeout(retirement);
         worker.terminate();
         for (const pending of entries.values()) {
           pending.fail(new Error("Cannot deflate: the workers were closed"));
         }
       }
+    },
+    get running() {
+      return pool.filter(({ dead }) => !dead).length;
     },
   };
 }

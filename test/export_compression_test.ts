@@ -157,6 +157,22 @@ describe("the export's compressors on the servers", () => {
     }
   });
 
+  it("Web Workers: an idle worker is retired, and started again when needed", {
+    skip: typeof Worker !== "function" && "no Web Workers on this runtime",
+  }, async () => {
+    const pool = workerGzip(1, undefined, 100);
+    try {
+      assertEntries(await archiveWith(pool.gzip, 256 * 1024));
+      assert.equal(pool.running, 1);
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      assert.equal(pool.running, 0);
+      assertEntries(await archiveWith(pool.gzip, 256 * 1024));
+      assert.equal(pool.running, 1);
+    } finally {
+      pool.close();
+    }
+  });
+
   it("Web Workers: closing the pool errors the entries in flight", {
     skip: typeof Worker !== "function" && "no Web Workers on this runtime",
   }, async () => {
