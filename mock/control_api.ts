@@ -10,7 +10,7 @@ import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
-import { CONTROL_PREFIX } from "./guard.ts";
+import { CONTROL_PREFIX, isControlRequest } from "./guard.ts";
 import { readBody } from "../src/request_body.ts";
 import { pathnameOf, type Route, Router } from "../src/router.ts";
 import { answerErrors } from "./answer_errors.ts";
@@ -84,9 +84,7 @@ export function withControlApi(
     return await target(request, params);
   });
   return (request) =>
-    pathnameOf(request.url).startsWith(CONTROL_PREFIX)
-      ? control(request)
-      : state.handler(request);
+    isControlRequest(request) ? control(request) : state.handler(request);
 }
 
 /** What a control route does with its request and path params. */

@@ -39,8 +39,15 @@ const EXPOSED_HEADERS =
  */
 export function corsHeaders(request: Request): Record<string, string> {
   return {
-    "access-control-allow-origin": request.headers.get("origin") ?? "*",
+    ...originHeaders(request),
     "access-control-expose-headers": EXPOSED_HEADERS,
+  };
+}
+
+/** The headers a preflight shares with every other answer: the origin's. */
+function originHeaders(request: Request): Record<string, string> {
+  return {
+    "access-control-allow-origin": request.headers.get("origin") ?? "*",
     vary: "Origin",
   };
 }
@@ -93,8 +100,7 @@ export function withCors(
       "access-control-request-method",
     );
     if (request.method === "OPTIONS" && preflightMethod !== null) {
-      const headers = new Headers(corsHeaders(request));
-      headers.delete("access-control-expose-headers");
+      const headers = new Headers(originHeaders(request));
       headers.set("access-control-allow-methods", ALLOWED_METHODS);
       const requested = request.headers.get("access-control-request-headers");
       if (requested !== null) {

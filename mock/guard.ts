@@ -13,6 +13,23 @@ import { pathnameOf } from "../src/router.ts";
 /** The path prefix reserved for the control API. */
 export const CONTROL_PREFIX = "/__mock/";
 
+/**
+ * Whether a request is for the control API (its path under
+ * {@linkcode CONTROL_PREFIX}), not for the mocked API.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isControlRequest } from "./guard.ts";
+ *
+ * assert.equal(isControlRequest(new Request("http://x/__mock/reset")), true);
+ * assert.equal(isControlRequest(new Request("http://x/v1/call/1/message")), false);
+ * ```
+ */
+export function isControlRequest(request: Request): boolean {
+  return pathnameOf(request.url).startsWith(CONTROL_PREFIX);
+}
+
 /** Options of {@linkcode withGuard}. */
 export interface GuardOptions {
   /**
@@ -126,7 +143,7 @@ export function withGuard(
     loopbackHost = host;
     const origin = request.headers.get("origin");
     if (
-      origin !== null && pathnameOf(request.url).startsWith(CONTROL_PREFIX) &&
+      origin !== null && isControlRequest(request) &&
       !isAllowedOrigin(origin, new URL(request.url))
     ) {
       throw new HttpError(

@@ -5,11 +5,7 @@
  *
  * @module
  */
-import {
-  CONTROL_PREFIX,
-  type ControlApiOptions,
-  withControlApi,
-} from "./control_api.ts";
+import { type ControlApiOptions, withControlApi } from "./control_api.ts";
 import { corsHeaders, withCors } from "./cors.ts";
 import {
   droppedConnection,
@@ -18,7 +14,7 @@ import {
 } from "./drop_connection.ts";
 import { isCutResponse } from "./faults.ts";
 import { pathnameOf } from "../src/router.ts";
-import { type GuardOptions, withGuard } from "./guard.ts";
+import { type GuardOptions, isControlRequest, withGuard } from "./guard.ts";
 import {
   createMockState,
   extendMockState,
@@ -71,7 +67,9 @@ export function createMockServer(options: MockServerOptions = {}): MockServer {
   // get them set afterwards.
   const state = createMockState({ ...options, responseHeaders: corsHeaders });
   const handler = withGuard(
-    withCors(withControlApi(state, options), { builtIn: isApiRequest }),
+    withCors(withControlApi(state, options), {
+      builtIn: (request) => !isControlRequest(request),
+    }),
     options,
   );
   return extendMockState(state, {
@@ -89,9 +87,4 @@ export function createMockServer(options: MockServerOptions = {}): MockServer {
         : quietlyCut(response, env, line);
     },
   });
-}
-
-/** Whether a request is for the API, not the control API. */
-function isApiRequest(request: Request): boolean {
-  return !pathnameOf(request.url).startsWith(CONTROL_PREFIX);
 }
