@@ -38,7 +38,8 @@ const SECONDS = process.env.BENCH_SECONDS ?? "3";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const UNKNOWN = "99999999-9999-4999-8999-999999999999";
 const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
-const ALL: Record<string, string[]> = {
+/** How each runtime runs a script: the command before the script's path. */
+export const RUNTIME_COMMANDS: Record<string, string[]> = {
   node: [bin("node")],
   deno: [bin("deno"), "run", "-A"],
   bun: [bin("bun")],
@@ -198,7 +199,7 @@ export const median = (values: number[]): number =>
 if (import.meta.main) {
   const rows: string[] = [];
   for (const runtime of runtimes) {
-    const command = ALL[runtime]!;
+    const command = RUNTIME_COMMANDS[runtime]!;
     const bare = await startServer([
       ...command,
       "bench/bench_server.ts",

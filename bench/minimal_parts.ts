@@ -18,21 +18,17 @@ import process from "node:process";
 import {
   cpuSeconds,
   median,
+  RUNTIME_COMMANDS,
   startLoggingServer,
   startServer,
   wrk,
 } from "./hot_path.ts";
 import { FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 
-const RUNTIMES: Record<string, string[]> = {
-  node: ["node"],
-  deno: ["deno", "run", "-A"],
-  bun: ["bun"],
-};
 const runtime = process.argv[2] ?? "node";
-const [bin, ...args] = RUNTIMES[runtime] ?? [];
-if (bin === undefined) throw new Error(`unknown runtime ${runtime}`);
-const command = [`node_modules/.bin/${bin}`, ...args, "bench/bench_server.ts"];
+const runtimeCommand = RUNTIME_COMMANDS[runtime];
+if (runtimeCommand === undefined) throw new Error(`unknown runtime ${runtime}`);
+const command = [...runtimeCommand, "bench/bench_server.ts"];
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SECONDS = process.env.BENCH_SECONDS ?? "2";
 const VARIANTS = ["", "log", "id", "json", "log,id,json"];
