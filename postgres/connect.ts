@@ -112,8 +112,10 @@ export function connectPostgres(
     connection: { application_name: "callflow-api" },
     // Seconds before reconnecting after a failed attempt. postgres.js's own
     // grows to 20 s, which queries wait out: during an outage, requests would
-    // take that long to fail. Capped at half a second, they fail fast.
-    backoff: (retries: number) => Math.min(0.05 * (retries + 1), 0.5),
+    // take that long to fail. The store's retry (retry.ts) spaces its
+    // attempts itself, so this stays short: at most 0.2 s, part of the one
+    // attempt a caller may wait for past the retry window.
+    backoff: (retries: number) => Math.min(0.05 * retries, 0.2),
     onnotice: () => {},
     ...(options.socket && { socket: options.socket }),
     ...(onQuery && {

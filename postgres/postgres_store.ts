@@ -22,6 +22,7 @@ import type {
 } from "../src/store/store.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
+import { GrantCache } from "./grant_cache.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { RenewablePool } from "./renewable_pool.ts";
@@ -67,6 +68,14 @@ export interface PostgresStoreOptions
    * fresh connection; `0` retries nothing. Default 10000.
    */
   retryWithin?: number;
+  /**
+   * Milliseconds a token's grant is kept after it was read, so that a request
+   * whose token was seen a moment ago sends one statement, not two; `0`
+   * keeps none. A token revoked (or its role changed) in the database stops
+   * working on every instance at most this long after the change commits
+   * (plus the replica's lag when grants are read from one). Default 1000.
+   */
+  grantCacheMs?: number;
   /**
    * Opens a pool like the primary's. With it, a primary pool whose
    * connections stop connecting (a postgres.js 3.4 fault, see
@@ -115,6 +124,7 @@ export class PostgresStore implements Store {
   readonly #exportBatchSize: number;
   readonly #timeout: number;
   readonly #retryWithin: number;
+  readonly #grants: GrantCache;
 
   /**
    * Creates a store on a pool; the constructor sends no query.
@@ -144,6 +154,7 @@ export class PostgresStore implements Store {
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 10_000;
     this.#retryWithin = options.retryWithin ?? 10_000;
+    this.#grants = new GrantCache({ ttl: options.grantCacheMs ?? 1000 });
   }
 
   /**
@@ -157,16 +168,21 @@ export class PostgresStore implements Store {
    * @param options `keepOtherTokens: true` revokes nothing.
    * @throws {FixturesError} naming the first offending path.
    */
-  seed(
+  async seed(
     input: FixturesInput | Fixtures,
     options: SeedOptions = {},
   ): Promise<void> {
-    return seedFixtures(
-      this.#direct ?? this.#sql,
-      input,
-      options,
-      this.#options,
-    );
+    try {
+      await seedFixtures(
+        this.#direct ?? this.#sql,
+        input,
+        options,
+        this.#options,
+      );
+    } finally {
+      // A seed may revoke tokens: this instance sees it at once.
+      this.#grants.clear();
+    }
   }
 
   /**
@@ -184,15 +200,20 @@ export class PostgresStore implements Store {
     ]);
   }
 
-  /** Looks up a token's grant by the token's SHA-256 hex digest. */
-  async findGrant(tokenHash: string): Promise<Grant | undefined> {
-    const [row] = await this.#read(
-      { operation: "SELECT", table: "tokens" },
-      (sql) =>
-        sql<{ project_id: string; role: Role }[]>`
-        SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`,
-    );
-    return row && { projectId: row.project_id, role: row.role };
+  /**
+   * Looks up a token's grant by the token's SHA-256 hex digest; a grant read
+   * less than `grantCacheMs` ago is answered without a query.
+   */
+  findGrant(tokenHash: string): Promise<Grant | undefined> {
+    return this.#grants.get(tokenHash, async () => {
+      const [row] = await this.#read(
+        { operation: "SELECT", table: "tokens" },
+        (sql) =>
+          sql<{ project_id: string; role: Role }[]>`
+          SELECT project_id, role FROM tokens WHERE token_hash = ${tokenHash}`,
+      );
+      return row && { projectId: row.project_id, role: row.role };
+    });
   }
 
   /** A call's messages as JSON texts in one query, or `undefined`. */

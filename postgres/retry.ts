@@ -12,7 +12,8 @@
 export interface RetryOptions {
   /**
    * Milliseconds after the first lost connection within which another
-   * attempt may start; past it, the last error stands. Default 10000.
+   * attempt may start; past it, the last error stands, and no backoff sleeps
+   * beyond it. Default 10000.
    */
   within?: number;
   /**
@@ -114,7 +115,10 @@ export function isNeverSent(error: unknown): boolean {
 /**
  * Runs `attempt` and, each time it fails because its connection was lost,
  * runs it again, until {@linkcode RetryOptions.within} milliseconds have
- * passed since the first loss. The pool reconnects the lost connection (or
+ * passed since the first loss. The window is a deadline: no attempt starts
+ * after it (a backoff is cut short to end there), so a caller waits at most
+ * `within` plus one attempt (for a connection that cannot open, one connect
+ * timeout). The pool reconnects the lost connection (or
  * hands out another one) for the next attempt. Only for work that is safe to
  * repeat: a read, or a statement that did not run.
  *
@@ -145,20 +149,22 @@ export async function retryLostConnection<T>(
 ): Promise<T> {
   const within = options.within ?? 10_000;
   const retryOn = options.retryOn ?? isLostConnection;
-  let firstLoss: number | undefined;
+  let deadline: number | undefined;
   for (let retries = 0;; retries++) {
     try {
       return await attempt();
     } catch (error) {
       if (!retryOn(error)) throw error;
-      firstLoss ??= performance.now();
-      if (performance.now() - firstLoss >= within) throw error;
+      deadline ??= performance.now() + within;
+      const left = deadline - performance.now();
+      if (left <= 0) throw error;
       options.onRetry?.(error);
       // A server that ended the session is up: at once again (the pool
       // reconnects). One that could not be reached is asked again 100, 200,
-      // ... up to 1000 ms apart, not in a tight loop.
+      // ... up to 1000 ms apart, not in a tight loop, and never later than
+      // the deadline: the last attempt starts within the window.
       if (retries > 0 && isNeverSent(error)) {
-        await sleep(Math.min(100 * retries, 1000));
+        await sleep(Math.min(100 * retries, 1000, left));
       }
     }
   }

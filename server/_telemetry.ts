@@ -101,7 +101,7 @@ export async function startTelemetry(
         const exporter: InstanceType<typeof PrometheusExporter> =
           new PrometheusExporter(
             { host, port },
-            (error) =>
+            (error: Error | void) =>
               error === undefined || error === null
                 ? resolve(exporter)
                 : reject(

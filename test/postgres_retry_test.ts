@@ -50,6 +50,23 @@ describe("Retrying work whose connection was lost", () => {
     assert.ok(attempts >= 3 && attempts <= 5, `${attempts} attempts`);
   });
 
+  it("never sleeps a backoff past the window: the last attempt starts in it", async () => {
+    // Backoffs of 100, 200, 300 ms would start attempts at 0, 0, 100, 300
+    // and 600 ms; the window of 350 ms cuts the last sleep to end at 350.
+    const starts: number[] = [];
+    const started = performance.now();
+    await assert.rejects(
+      retryLostConnection(() => {
+        starts.push(performance.now() - started);
+        return Promise.reject(lost("ECONNREFUSED"));
+      }, { within: 350 }),
+      /ECONNREFUSED/,
+    );
+    const last = starts.at(-1)!;
+    assert.ok(last >= 340 && last < 500, `last attempt at ${last} ms`);
+    assert.ok(performance.now() - started < 500);
+  });
+
   it("sends a write again only when its connection never opened", async () => {
     for (
       const [code, attempts] of [["ECONNREFUSED", 2], ["57P01", 1]] as const

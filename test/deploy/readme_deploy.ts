@@ -19,7 +19,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import {
   mkdirSync,
   mkdtempSync,
@@ -32,6 +32,7 @@ import { dirname, join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 import { EdgeRuntime } from "edge-runtime";
 import { demoFixtures } from "../../src/store/demo_fixtures.ts";
 import { packedTarball } from "../support/packed_tarball.ts";
@@ -52,6 +53,7 @@ import {
 } from "./fetch_checks.ts";
 import { freePort, ServerProcess, UNSET_SERVER_SETTINGS } from "./processes.ts";
 
+const run = promisify(execFile);
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const README_PORT = "8787";
 
@@ -114,19 +116,24 @@ describe("the README's Deploying section, run as written", () => {
     PM2_HOME: join(work, "pm2"),
   };
 
-  /** Runs one README shell command in the project, the tarball for the package. */
-  function runLine(line: string, extraEnv: Record<string, string> = {}) {
+  /**
+   * Runs one README shell command in the project, the tarball for the
+   * package. Asynchronously: the embedded PGlite that `migrate` talks to
+   * answers from this process, so blocking it would time the command out.
+   */
+  async function runLine(line: string, extraEnv: Record<string, string> = {}) {
     const tarball = packedTarball().path;
     const { env: lineEnv, argv } = parseCommand(
       line.replace(/(^|\s)@callflow\/api(?=\s|$)/g, `$1${tarball}`),
     );
     try {
-      return execFileSync(argv[0]!, argv.slice(1), {
+      const { stdout } = await run(argv[0]!, argv.slice(1), {
         cwd: project,
         env: { ...env, ...lineEnv, ...extraEnv },
         encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
+        maxBuffer: 64 * 1024 * 1024,
       });
+      return stdout;
     } catch (error) {
       const { stdout, stderr } = error as { stdout?: string; stderr?: string };
       throw new Error(`${line} failed:\n${stdout ?? ""}\n${stderr ?? ""}`);
@@ -152,13 +159,13 @@ describe("the README's Deploying section, run as written", () => {
         installs.add(line);
       }
     }
-    for (const line of installs) runLine(line);
+    for (const line of installs) await runLine(line);
   });
 
   after(async () => {
     await Promise.all([...running].map((server) => server.stop()));
     try {
-      runLine("pm2 kill");
+      await runLine("pm2 kill");
     } catch {
       // no daemon
     }
@@ -339,7 +346,7 @@ describe("the README's Deploying section, run as written", () => {
       const [line] = shellCommands(localised(block.text, port));
       assert.doesNotMatch(line!, /\bnpx\b/);
       const name = /--name (\S+)/.exec(line!)![1]!;
-      runLine(line!);
+      await runLine(line!);
       try {
         const url = `http://127.0.0.1:${port}`;
         const deadline = Date.now() + 60_000;
@@ -347,7 +354,7 @@ describe("the README's Deploying section, run as written", () => {
           await new Promise((resolve) => setTimeout(resolve, 200));
         }
         await checkCallMessages(sendTo(url));
-        const pid = Number(runLine(`pm2 pid ${name}`).trim());
+        const pid = Number((await runLine(`pm2 pid ${name}`)).trim());
         assert.ok(pid > 0);
         process.kill(pid, "SIGTERM");
         const log = join(env.PM2_HOME!, "pm2.log");
@@ -362,7 +369,7 @@ describe("the README's Deploying section, run as written", () => {
         assert.ok(match, readFileSync(log, "utf8"));
         assert.equal(match[1], "0");
       } finally {
-        runLine("pm2 kill");
+        await runLine("pm2 kill");
       }
       assert.equal(await listening(port), false);
     });
@@ -374,7 +381,7 @@ describe("the README's Deploying section, run as written", () => {
       const blocks = codeBlocks(section, "sh");
       const [install] = blocks;
       assert.match(install!.text, /npm install @callflow\/api postgres/);
-      for (const line of shellCommands(install!.text)) runLine(line);
+      for (const line of shellCommands(install!.text)) await runLine(line);
       const toml = codeBlocks(section, "toml")[0]!.text;
       writeFileSync(join(project, "wrangler.toml"), toml);
       // .dev.vars: the README's local URL, pointed at the test database.
@@ -394,7 +401,7 @@ describe("the README's Deploying section, run as written", () => {
         blocks.find((block) => block.text.includes("wrangler dev"))!.text,
       );
       assert.ok(migrate!.includes(" migrate"), migrate);
-      const migrated = runLine(migrate!.replaceAll(readmeUrl, db.url));
+      const migrated = await runLine(migrate!.replaceAll(readmeUrl, db.url));
       assert.match(migrated, /Seeded fixtures fixtures\.json/);
 
       const port = await freePort();
