@@ -26,6 +26,7 @@ import { GrantCache } from "./grant_cache.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { RenewablePool } from "./renewable_pool.ts";
+import { stuckPoolOf } from "./silent_peer.ts";
 import { isNeverSent, retryLostConnection } from "./retry.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 import type { SessionSettings } from "./session_settings.ts";
@@ -388,7 +389,8 @@ export class PostgresStore implements Store {
    * Runs `attempt`, again while its connection is lost (see `#read`). A
    * connection that fell silent (`ETIMEDOUT`, see `watchedSockets`) says its
    * server is gone, and the pool's other connections to it with it: the pool
-   * is replaced, so that no later statement waits on one of them.
+   * is replaced, so that no later statement waits on one of them; so is a
+   * pool with a stuck connection (see `stuckPoolOf`), at once.
    */
   #retry<T>(
     attempt: () => Promise<T>,
@@ -396,6 +398,8 @@ export class PostgresStore implements Store {
   ): Promise<T> {
     const renewing = () =>
       attempt().catch((error: unknown) => {
+        const stuck = stuckPoolOf(error);
+        if (stuck !== undefined) this.#pool.renewIfCurrent(stuck);
         if ((error as { code?: unknown }).code === "ETIMEDOUT") {
           this.#pool.renew();
         }

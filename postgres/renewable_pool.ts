@@ -92,6 +92,20 @@ export class RenewablePool {
   }
 
   /**
+   * Replaces the pool at once (see {@linkcode renew}) if it is still the
+   * one whose options are `options` (`sql.options`): for a pool known to be
+   * broken, whenever it was last renewed. A pool already replaced is left
+   * alone, so that its many failures replace it once.
+   *
+   * @param options The broken pool's `sql.options`.
+   */
+  renewIfCurrent(options: object): void {
+    if (this.#current.options !== options) return;
+    this.#renewedAt = -Infinity;
+    this.renew();
+  }
+
+  /**
    * Ends the current pool and waits for replaced ones still ending.
    *
    * @param timeout Seconds to wait for running queries. Default 5.
