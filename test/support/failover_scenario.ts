@@ -96,6 +96,8 @@ export interface FailoverTally {
   deletesLost: string[];
   /** The server's output, for failure messages. */
   output: string;
+  /** PgBouncer's output, when it was in the path, for failure messages. */
+  poolerOutput: string;
 }
 
 /** How requests reach PostgreSQL: straight through the relay, or PgBouncer first. */
@@ -129,6 +131,7 @@ export async function runFailover(
     cleanups.unshift(() => relay.close());
     const relayUrl = `postgres://postgres@127.0.0.1:${relay.port}/postgres`;
     let databaseUrl = relayUrl;
+    let bouncerOutput = () => "";
     let pointAtNewPrimary = async () => {
       relay.retarget({ host: "127.0.0.1", port: cluster.replica.port });
       await relay.setMode("forward");
@@ -144,6 +147,7 @@ export async function runFailover(
         drop: async () => {},
       });
       cleanups.unshift(() => bouncer.stop());
+      bouncerOutput = () => bouncer.output();
       databaseUrl = bouncer.url;
       pointAtNewPrimary = () =>
         bouncer.retarget("127.0.0.1", cluster.replica.port);
@@ -218,7 +222,13 @@ export async function runFailover(
         .map((answer) => answer.integration!),
     );
     await server.stop();
-    return { recoveredAt, answers, deletesLost, output: server.output };
+    return {
+      recoveredAt,
+      answers,
+      deletesLost,
+      output: server.output,
+      poolerOutput: bouncerOutput(),
+    };
   } finally {
     for (const cleanup of cleanups) await cleanup().catch(() => {});
   }
@@ -577,7 +587,9 @@ export function assertFailoverGoals(
         `${answer.kind} at ${Math.round(answer.sent)}: ${answer.detail}`
       )
       .slice(0, 20).join("\n")
-  }\n${tally.output.slice(-4000)}`;
+  }\n${tally.output.slice(-4000)}${
+    tally.poolerOutput && `\nPgBouncer:\n${tally.poolerOutput.slice(-4000)}`
+  }`;
   assert.ok(figures.firstSuccess <= 5000, context);
   assert.ok(figures.tenInARow <= 5000, context);
   assert.equal(figures.false4xx, 0, context);
