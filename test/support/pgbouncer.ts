@@ -29,11 +29,12 @@ export interface PgBouncer {
   /** PgBouncer's output, for failure messages. */
   output(): string;
   /**
-   * How many transactions PgBouncer has passed on to the test database so
-   * far (`SHOW STATS`, `total_xact_count`; a statement outside a
-   * transaction counts as one).
+   * How many bytes PgBouncer has received from clients for the test database
+   * so far (`SHOW STATS`, `total_received`). Unlike its transaction and
+   * query counts, which count statements pipelined on one connection as one,
+   * every statement adds its text and parameters to it.
    */
-  transactions(): Promise<number>;
+  receivedBytes(): Promise<number>;
   /** Stops it (SIGTERM to its PID) and removes its files. */
   stop(): Promise<void>;
 }
@@ -96,7 +97,7 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
         url: url.href,
         port,
         output: () => output,
-        async transactions() {
+        async receivedBytes() {
           const console = postgres(
             `postgres://${user}@127.0.0.1:${port}/pgbouncer`,
             { max: 1, fetch_types: false, onnotice: () => {} },
@@ -105,7 +106,7 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
             const rows = await console.unsafe("SHOW STATS").simple();
             const name = new URL(db.url).pathname.slice(1);
             const row = rows.find((row) => row.database === name);
-            return Number(row?.total_xact_count ?? 0);
+            return Number(row?.total_received ?? 0);
           } finally {
             await console.end();
           }
