@@ -27,7 +27,7 @@ import {
 } from "./operations/export_slots.ts";
 import { testTrigger } from "./operations/test_trigger.ts";
 import { RequestValidationError } from "./validation/mod.ts";
-import { bodyLengthOf, json, watchedBodyOf } from "./responses.ts";
+import { bodyLengthOf, json, watchedBodyOf, withoutBody } from "./responses.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
 import { RequestTelemetry } from "./telemetry.ts";
@@ -192,7 +192,7 @@ export function createHandler(options: HandlerOptions): Handler {
    * token, runs the operation, renders what it throws. `facts`, when given,
    * collects what the access log and the telemetry need.
    */
-  const handle = async (
+  const answer = async (
     request: Request,
     pathname: string,
     requestId: string,
@@ -228,6 +228,16 @@ export function createHandler(options: HandlerOptions): Handler {
       return errorResponse(error, requestId, headers, logError);
     }
   };
+  /** {@linkcode answer}, without the body for a `HEAD` request. */
+  const handle = (
+    request: Request,
+    pathname: string,
+    requestId: string,
+    facts?: RequestFacts,
+  ): Promise<Response> =>
+    request.method === "HEAD"
+      ? answer(request, pathname, requestId, facts).then(withoutBody)
+      : answer(request, pathname, requestId, facts);
   const telemetry = options.telemetry
     ? new RequestTelemetry(exportSlots)
     : undefined;
