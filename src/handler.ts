@@ -13,7 +13,7 @@ import {
 } from "./finished_request.ts";
 import { healthz, readyz } from "./health.ts";
 import { HttpError } from "./http_error.ts";
-import { openApiDocument } from "./openapi.ts";
+import { openApiDocumentFor } from "./openapi.ts";
 import {
   bulkDownload,
   DEFAULT_EXPORT_STALL_TIMEOUT_MS,
@@ -367,8 +367,12 @@ function errorCodeOf(error: unknown): string {
   return "INTERNAL_SERVER_ERROR";
 }
 
-function serveOpenApi({ headers }: RequestContext): Promise<Response> {
-  return Promise.resolve(json(openApiDocument, 200, headers));
+/** The document, naming the origin it was asked at as its server. */
+function serveOpenApi(
+  { request, headers }: RequestContext,
+): Promise<Response> {
+  const { origin } = new URL(request.url);
+  return Promise.resolve(json(openApiDocumentFor(origin), 200, headers));
 }
 
 function errorResponse(
