@@ -31,9 +31,14 @@ execFileSync(
     join(root, "server", "mock_executable.ts"),
     "--outfile",
     outfile,
+    // The reference page's files, read at /docs (server/_reference_page.ts).
+    ...["swagger-ui.css", "swagger-ui-bundle.js"].flatMap((name) => [
+      "--asset",
+      join("node_modules", "swagger-ui-dist", name),
+    ]),
     ...missing.flatMap((name) => ["--external", name]),
   ],
-  { stdio: ["ignore", "inherit", "inherit"] },
+  { cwd: root, stdio: ["ignore", "inherit", "inherit"] },
 );
 console.error(
   `built ${outfile}${
