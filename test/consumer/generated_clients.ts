@@ -2,7 +2,8 @@
  * Clients generated from the served document work as written: with
  * `npm start`'s server running, its `/openapi.json` goes through
  * openapi-typescript (called with openapi-fetch), @hey-api/openapi-ts and
- * orval (its fetch client); each consumer's code in `clients/` is checked
+ * orval (its fetch client); each consumer's code in `clients/` (and the
+ * README's openapi-fetch example) is checked
  * by `tsc --strict` (its `@ts-expect-error` lines are misuses the types
  * must refuse), then run against the server: the trigger events and the
  * call messages come back typed, a 403 and a 422 typed by status.
@@ -18,6 +19,7 @@ import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
+import { codeBlockWith } from "../support/docs.ts";
 import { startServerMain } from "../support/server_main.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -42,6 +44,12 @@ describe("clients generated from the served document", () => {
         stdio: ["ignore", "ignore", "inherit"],
       });
     run("openapi-typescript", ["openapi.json", "-o", "openapi_typescript.ts"]);
+    // The README's example, on the same types under the name it uses.
+    cpSync(join(scratch, "openapi_typescript.ts"), join(scratch, "api.ts"));
+    writeFileSync(
+      join(scratch, "readme_usage.ts"),
+      `${codeBlockWith("README.md", "ts", "openapi-fetch")}\nexport {};\n`,
+    );
     run("openapi-ts", ["-i", "openapi.json", "-o", "hey_api"]);
     run("orval", ["--config", "orval.config.mjs"]);
   });
