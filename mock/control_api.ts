@@ -12,6 +12,7 @@ import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
 import { CONTROL_PREFIX, isControlRequest } from "./guard.ts";
 import { readBody } from "../src/request_body.ts";
+import { withoutBody } from "../src/responses.ts";
 import { pathnameOf, type Route, Router } from "../src/router.ts";
 import { answerErrors } from "./answer_errors.ts";
 import type { MockState } from "./mock_state.ts";
@@ -83,8 +84,13 @@ export function withControlApi(
     );
     return await target(request, params);
   });
-  return (request) =>
-    isControlRequest(request) ? control(request) : state.handler(request);
+  return (request) => {
+    if (!isControlRequest(request)) return state.handler(request);
+    // A GET route answers HEAD too: the GET's status and headers, no body.
+    return request.method === "HEAD"
+      ? control(request).then(withoutBody)
+      : control(request);
+  };
 }
 
 /** What a control route does with its request and path params. */

@@ -1,13 +1,16 @@
 /**
  * Permissive CORS for the standalone mock server, so that a web app on any
- * origin can call it, preflight included.
+ * origin can call it, preflight included: a preflight is answered for the
+ * mock's own routes, with each route's methods.
  *
  * @module
  */
 import type { Handler } from "../src/handler.ts";
+import { openApiDocument } from "../src/openapi.ts";
+import { pathnameOf, Router } from "../src/router.ts";
+import { controlOpenApiDocument } from "./control_openapi.ts";
 import { isNetworkError } from "./drop_connection.ts";
 
-const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
 const EXPOSED_HEADERS =
   "Content-Disposition, X-Request-Id, WWW-Authenticate, Allow";
 
@@ -60,12 +63,74 @@ export interface CorsOptions {
    * be set on it afterwards. Default: never.
    */
   builtIn?: (request: Request) => boolean;
+  /**
+   * The methods a path answers (none: not a route of the mock, and its
+   * preflight goes to the handler, which answers 404). Default: the paths
+   * and methods of the API's and the control API's OpenAPI documents
+   * ({@linkcode routeMethods}).
+   */
+  methodsAt?: (pathname: string) => string[];
+}
+
+/** The paths of OpenAPI documents, by path template then lowercase method. */
+export interface DocumentPaths {
+  /** The operations, by path template then by lowercase method. */
+  paths: Record<string, Record<string, unknown>>;
 }
 
 /**
+ * The methods each path of OpenAPI documents answers, `HEAD` beside each
+ * `GET` (as the handler answers it).
+ *
+ * @param documents The documents whose `paths` to read.
+ * @returns The methods a (percent-encoded) path answers, none for a path the
+ * documents do not have.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { openApiDocument } from "../src/openapi.ts";
+ * import { routeMethods } from "./cors.ts";
+ *
+ * const methodsAt = routeMethods([openApiDocument]);
+ * assert.deepEqual(methodsAt("/v1/integration/42"), ["DELETE"]);
+ * assert.deepEqual(methodsAt("/healthz"), ["GET", "HEAD"]);
+ * assert.deepEqual(methodsAt("/v2"), []);
+ * ```
+ */
+export function routeMethods(
+  documents: readonly DocumentPaths[],
+): (pathname: string) => string[] {
+  const router = new Router(
+    documents.flatMap((document) =>
+      Object.entries(document.paths).flatMap(([pattern, operations]) =>
+        Object.keys(operations).map((method) => ({
+          method: method.toUpperCase(),
+          pattern,
+          target: undefined,
+        }))
+      )
+    ),
+  );
+  return (pathname) => router.methodsAt(pathname);
+}
+
+/**
+ * The mock's routes: the API's and the control API's, and the document the
+ * API serves about itself.
+ */
+const mockRouteMethods = routeMethods([
+  openApiDocument,
+  controlOpenApiDocument,
+  { paths: { "/openapi.json": { get: {} } } },
+]);
+
+/**
  * Wraps a handler with permissive CORS. A preflight (`OPTIONS` with
- * `Access-Control-Request-Method`) is answered 204 at once, allowing the
- * origin, method and headers asked for; every other response gets
+ * `Access-Control-Request-Method`) to a route is answered 204 at once,
+ * allowing the origin, the route's methods and the headers asked for; a
+ * preflight to any other path goes to the handler (a 404). Every other
+ * response gets
  * {@linkcode corsHeaders}, unless `options.builtIn` says it has them. A
  * dropped connection (`Response.error()`) passes through as it is.
  *
@@ -89,19 +154,40 @@ export interface CorsOptions {
  *   "http://localhost:5173",
  * );
  * ```
+ *
+ * @example A preflight allows the route's own methods
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withCors } from "./cors.ts";
+ *
+ * const handler = withCors(() => Promise.resolve(new Response("ok")));
+ * const preflight = await handler(
+ *   new Request("http://127.0.0.1:4010/v1/integration/42", {
+ *     method: "OPTIONS",
+ *     headers: {
+ *       origin: "http://localhost:5173",
+ *       "access-control-request-method": "DELETE",
+ *     },
+ *   }),
+ * );
+ * assert.equal(preflight.status, 204);
+ * assert.equal(preflight.headers.get("access-control-allow-methods"), "DELETE");
+ * ```
  */
 export function withCors(
   handler: Handler,
   options: CorsOptions = {},
 ): Handler {
   const builtIn = options.builtIn ?? (() => false);
+  const methodsAt = options.methodsAt ?? mockRouteMethods;
   return async (request) => {
-    const preflightMethod = request.headers.get(
-      "access-control-request-method",
-    );
-    if (request.method === "OPTIONS" && preflightMethod !== null) {
+    const methods = request.method === "OPTIONS" &&
+        request.headers.has("access-control-request-method")
+      ? methodsAt(pathnameOf(request.url))
+      : [];
+    if (methods.length > 0) {
       const headers = new Headers(originHeaders(request));
-      headers.set("access-control-allow-methods", ALLOWED_METHODS);
+      headers.set("access-control-allow-methods", methods.join(", "));
       const requested = request.headers.get("access-control-request-headers");
       if (requested !== null) {
         headers.set("access-control-allow-headers", requested);

@@ -49,3 +49,9 @@ step "README's Deploying snippets as written: every launcher stops on SIGTERM, w
 node --test --test-timeout=300000 test/deploy/readme_deploy.ts
 step "mock under MSW setupWorker in headless Chromium"
 node --test --test-timeout=120000 test/browser/service_worker.ts
+step "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval"
+node --test --test-concurrency=1 --test-timeout=300000 test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
+step "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH"
+node --test --test-timeout=300000 test/consumer/mock_executable.ts
+step "reference page at /docs in headless Chromium, offline"
+node --test --test-timeout=180000 test/browser/reference_page.ts

@@ -116,6 +116,8 @@ export interface Command {
  *
  * @param args The arguments after the command's name.
  * @param command The command.
+ * @param version Where `--version` reads the version. Default: the
+ * package.json beside the sources ({@linkcode packageVersion}).
  * @returns The exit code: the command's, 0 for help and version, 2 for a
  * usage error.
  *
@@ -141,6 +143,7 @@ export interface Command {
 export async function runCommand(
   args: string[],
   command: Command,
+  version: () => string = packageVersion,
 ): Promise<number> {
   try {
     let parsed;
@@ -162,7 +165,7 @@ export async function runCommand(
       return 0;
     }
     if (values.version) {
-      console.log(packageVersion());
+      console.log(version());
       return 0;
     }
     return await command.run(values);

@@ -29,6 +29,7 @@ import { runtimeName, serve } from "./_serve.ts";
 import { type Command, optionValue } from "./_command_line.ts";
 import { parsePort, parsePositiveInteger } from "./_settings.ts";
 import { loadStartFixtures, startFixtures } from "./_app.ts";
+import { withReferencePage } from "./_reference_page.ts";
 import { onStopSignal } from "./_shutdown.ts";
 
 /** The command's help text. */
@@ -45,6 +46,7 @@ Options:
   --journal-limit <n>    Requests the journal keeps (default ${DEFAULT_JOURNAL_LIMIT})
   --fixtures-limit <n>   Largest PUT /__mock/fixtures body in bytes
                          (default ${DEFAULT_FIXTURES_LIMIT})
+  --no-docs              Serve no reference page at /docs (the JSON only)
   -v, --verbose          Print one line per request: method, path, status, ms
   -V, --version          Print the package's version
   -h, --help             Show this help
@@ -68,6 +70,7 @@ interface Settings {
   hostname: string;
   fixturesPath: string | undefined;
   verbose: boolean;
+  docs: boolean;
   journalLimit: number;
   fixturesLimit: number;
 }
@@ -78,6 +81,7 @@ function mockSettings(values: Record<string, unknown>): Settings {
     hostname: values.host as string,
     fixturesPath: values.fixtures as string | undefined,
     verbose: values.verbose === true,
+    docs: values["no-docs"] !== true,
     journalLimit: parsePositiveInteger(
       values["journal-limit"] as string,
       "--journal-limit",
@@ -119,10 +123,11 @@ async function serveMock(settings: Settings): Promise<number> {
     return 1;
   }
 
+  const fetch = settings.docs ? withReferencePage(mock.fetch) : mock.fetch;
   // Say when the control API changes the state: the tokens may be new.
   const handler = async (request: Request, env?: unknown) => {
     const started = verbose ? performance.now() : 0;
-    const response = await mock.fetch(request, env);
+    const response = await fetch(request, env);
     if (verbose) {
       const status = isDroppedConnection(response)
         ? "dropped"
@@ -195,6 +200,7 @@ export const mockCommand: Command = {
     "journal-limit": { type: "string", default: `${DEFAULT_JOURNAL_LIMIT}` },
     "fixtures-limit": { type: "string", default: `${DEFAULT_FIXTURES_LIMIT}` },
     verbose: { type: "boolean", short: "v", default: false },
+    "no-docs": { type: "boolean", default: false },
   },
   run: (values) => serveMock(mockSettings(values)),
 };

@@ -10,6 +10,7 @@ import { describeTokens } from "./_fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./_app.ts";
 import type { ServerSettings } from "./_settings.ts";
 import { runtimeName, serve } from "./_serve.ts";
+import { withReferencePage } from "./_reference_page.ts";
 import { shutDownOnStopSignal } from "./_shutdown.ts";
 
 /**
@@ -60,7 +61,8 @@ export async function serveApp(
   settings: ServerSettings,
 ): Promise<number> {
   const { port, hostname } = settings;
-  const server = await serve(app.handler, { port, hostname })
+  const handler = settings.docs ? withReferencePage(app.handler) : app.handler;
+  const server = await serve(handler, { port, hostname })
     .catch(async (error: unknown) => {
       await app.close();
       throw new Error(

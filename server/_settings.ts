@@ -61,6 +61,8 @@ export interface ServerSettings {
   logFormat: LogFormat;
   /** OpenTelemetry, from its standard variables: nothing when unset. */
   telemetry: TelemetrySettings;
+  /** Whether `GET /docs` serves the reference page (`DOCS=off`: not). */
+  docs: boolean;
 }
 
 /** The OTLP encodings the exporters speak: `http/protobuf` by default. */
@@ -171,6 +173,7 @@ export function readServerSettings(
     logFormat: parseChoice(env.LOG_FORMAT, "LOG_FORMAT", ["json", "pretty"]) ??
       (terminal ? "pretty" : "json"),
     telemetry: readTelemetrySettings(env),
+    docs: (parseChoice(env.DOCS, "DOCS", ["on", "off"]) ?? "on") === "on",
   };
 }
 

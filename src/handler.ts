@@ -13,7 +13,7 @@ import {
 } from "./finished_request.ts";
 import { healthz, readyz } from "./health.ts";
 import { HttpError } from "./http_error.ts";
-import { openApiDocument } from "./openapi.ts";
+import { openApiDocumentFor } from "./openapi.ts";
 import {
   bulkDownload,
   DEFAULT_EXPORT_STALL_TIMEOUT_MS,
@@ -27,7 +27,7 @@ import {
 } from "./operations/export_slots.ts";
 import { testTrigger } from "./operations/test_trigger.ts";
 import { RequestValidationError } from "./validation/mod.ts";
-import { bodyLengthOf, json, watchedBodyOf } from "./responses.ts";
+import { bodyLengthOf, json, watchedBodyOf, withoutBody } from "./responses.ts";
 import { pathnameOf, Router } from "./router.ts";
 import { assertRuntimeSupport } from "./runtime_support.ts";
 import { RequestTelemetry } from "./telemetry.ts";
@@ -192,7 +192,7 @@ export function createHandler(options: HandlerOptions): Handler {
    * token, runs the operation, renders what it throws. `facts`, when given,
    * collects what the access log and the telemetry need.
    */
-  const handle = async (
+  const answer = async (
     request: Request,
     pathname: string,
     requestId: string,
@@ -228,6 +228,16 @@ export function createHandler(options: HandlerOptions): Handler {
       return errorResponse(error, requestId, headers, logError);
     }
   };
+  /** {@linkcode answer}, without the body for a `HEAD` request. */
+  const handle = (
+    request: Request,
+    pathname: string,
+    requestId: string,
+    facts?: RequestFacts,
+  ): Promise<Response> =>
+    request.method === "HEAD"
+      ? answer(request, pathname, requestId, facts).then(withoutBody)
+      : answer(request, pathname, requestId, facts);
   const telemetry = options.telemetry
     ? new RequestTelemetry(exportSlots)
     : undefined;
@@ -357,8 +367,12 @@ function errorCodeOf(error: unknown): string {
   return "INTERNAL_SERVER_ERROR";
 }
 
-function serveOpenApi({ headers }: RequestContext): Promise<Response> {
-  return Promise.resolve(json(openApiDocument, 200, headers));
+/** The document, naming the origin it was asked at as its server. */
+function serveOpenApi(
+  { request, headers }: RequestContext,
+): Promise<Response> {
+  const { origin } = new URL(request.url);
+  return Promise.resolve(json(openApiDocumentFor(origin), 200, headers));
 }
 
 function errorResponse(

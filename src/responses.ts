@@ -104,6 +104,42 @@ export function empty(
 }
 
 /**
+ * The answer to a `HEAD` request from the answer its `GET` would have: the
+ * same status and headers, no body. `Content-Length` stays the GET body's
+ * length when it is known (RFC 9110, 9.3.2).
+ *
+ * @param response The GET's answer; its body is cancelled.
+ * @returns A response without a body.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bodyLengthOf, json, withoutBody } from "./responses.ts";
+ *
+ * const head = withoutBody(json({ status: "ok" }, 200, { "x-request-id": "r1" }));
+ * assert.equal(head.status, 200);
+ * assert.equal(head.body, null);
+ * assert.equal(head.headers.get("content-type"), "application/json");
+ * assert.equal(head.headers.get("content-length"), "15");
+ * assert.equal(head.headers.get("x-request-id"), "r1");
+ * assert.equal(bodyLengthOf(head), 0);
+ * ```
+ */
+export function withoutBody(response: Response): Response {
+  const headers = new Headers(response.headers);
+  const length = bodyLengthOf(response);
+  if (length !== undefined) headers.set("content-length", String(length));
+  void response.body?.cancel().catch(() => {});
+  const head: Measured = new Response(null, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
+  head[BODY_LENGTH] = 0;
+  return head;
+}
+
+/**
  * A response whose body is streamed as it is read, marked as such: its
  * length is known only once it is over, which `body` tells.
  *

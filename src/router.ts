@@ -1,7 +1,8 @@
 /**
  * Matching a request's method and path to a route: 404 `NOT_FOUND` for an
  * unknown path, 405 `METHOD_NOT_ALLOWED` with `Allow` for a known path asked
- * with another method.
+ * with another method. A `GET` route also answers `HEAD` (RFC 9110, 9.3.2):
+ * the caller sends the GET's status and headers without its body.
  *
  * @module
  */
@@ -50,6 +51,21 @@ export interface RouterOptions {
  *   params: { integration_id: "42" },
  * });
  * ```
+ *
+ * @example A GET route answers HEAD too
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { HttpError } from "./http_error.ts";
+ * import { Router } from "./router.ts";
+ *
+ * const router = new Router([{ method: "GET", pattern: "/healthz", target: 1 }]);
+ * assert.equal(router.match("HEAD", "/healthz").target, 1);
+ * assert.throws(
+ *   () => router.match("POST", "/healthz"),
+ *   (error: HttpError) =>
+ *     new Headers(error.headers).get("allow") === "GET, HEAD",
+ * );
+ * ```
  */
 export class Router<T> {
   #routes: CompiledRoute<T>[];
@@ -92,10 +108,12 @@ export class Router<T> {
     for (const route of this.#routes) {
       const params = matchSegments(route, segments);
       if (params === undefined) continue;
-      if (route.method === method) {
+      if (
+        route.method === method || (method === "HEAD" && route.method === "GET")
+      ) {
         return { target: route.target, pattern: route.pattern, params };
       }
-      (allowed ??= []).push(route.method);
+      (allowed ??= []).push(...methodsOf(route));
     }
     if (allowed === undefined) {
       throw new HttpError(
@@ -111,6 +129,37 @@ export class Router<T> {
       { headers: { allow: allowed.join(", ") } },
     );
   }
+
+  /**
+   * The methods a path answers, in route order, `HEAD` after each `GET`
+   * (what a 405's `Allow` lists, or a CORS preflight allows).
+   *
+   * @param pathname The URL's path, still percent-encoded.
+   * @returns The methods; none for a path no route has.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Router } from "./router.ts";
+   *
+   * const router = new Router([
+   *   { method: "GET", pattern: "/v1/call/{call_id}/message", target: 1 },
+   * ]);
+   * assert.deepEqual(router.methodsAt("/v1/call/42/message"), ["GET", "HEAD"]);
+   * assert.deepEqual(router.methodsAt("/v1/call"), []);
+   * ```
+   */
+  methodsAt(pathname: string): string[] {
+    const segments = pathname.split("/");
+    return this.#routes.flatMap((route) =>
+      matchesPattern(route, segments) ? methodsOf(route) : []
+    );
+  }
+}
+
+/** The methods a route answers: its own, and `HEAD` beside a `GET`. */
+function methodsOf(route: CompiledRoute<unknown>): string[] {
+  return route.method === "GET" ? ["GET", "HEAD"] : [route.method];
 }
 
 /** A route split once: its segments, and each `{name}` segment's name. */
@@ -160,19 +209,26 @@ export function pathnameOf(url: string): string {
   return new URL(url).pathname;
 }
 
+/** Whether a path matches a route's pattern, without decoding its params. */
+function matchesPattern(
+  route: CompiledRoute<unknown>,
+  path: string[],
+): boolean {
+  const { segments, params: names } = route;
+  return segments.length === path.length &&
+    segments.every((segment, i) =>
+      names[i] === undefined ? segment === path[i] : path[i] !== ""
+    );
+}
+
 function matchSegments(
   route: CompiledRoute<unknown>,
   path: string[],
 ): Record<string, string> | undefined {
-  const { segments, params: names } = route;
-  if (segments.length !== path.length) return undefined;
   // The literal segments first: most routes fail there, before any params
   // are decoded.
-  for (let i = 0; i < segments.length; i += 1) {
-    if (names[i] === undefined ? segments[i] !== path[i] : path[i] === "") {
-      return undefined;
-    }
-  }
+  if (!matchesPattern(route, path)) return undefined;
+  const { segments, params: names } = route;
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i += 1) {
     const name = names[i];

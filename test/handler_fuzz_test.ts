@@ -377,7 +377,10 @@ async function check(
   const bodyText = contentType === "application/zip"
     ? ""
     : new TextDecoder().decode(bytes);
-  if (response.status >= 400) {
+  if (input.method === "HEAD") {
+    // The GET's status and headers, never a body.
+    assert.equal(bytes.byteLength, 0, `${context}: a body to HEAD`);
+  } else if (response.status >= 400) {
     assert.equal(contentType, "application/json", context);
     assertErrorShape(response.status, JSON.parse(bodyText));
   }

@@ -122,6 +122,31 @@ describe(`HTTP server on ${runtimeName()}`, () => {
     await assertError(response, 401, "UNAUTHORIZED");
   });
 
+  it("answers HEAD with the GET's status and headers over HTTP, no body", async () => {
+    for (
+      const [path, headers] of [
+        ["/healthz", {}],
+        ["/openapi.json", {}],
+        [`/v1/call/${CALLS.first}/message`, auth(TOKENS.viewer)],
+        [`/v1/call/${CALLS.first}/message`, {}],
+      ] as const
+    ) {
+      const get = await fetch(`${server.url}${path}`, { headers });
+      const length = (await get.arrayBuffer()).byteLength;
+      const head = await fetch(`${server.url}${path}`, {
+        method: "HEAD",
+        headers,
+      });
+      assert.equal(head.status, get.status, path);
+      assert.equal(await head.text(), "");
+      assert.equal(head.headers.get("content-length"), String(length), path);
+      assert.equal(
+        head.headers.get("content-type"),
+        get.headers.get("content-type"),
+      );
+    }
+  });
+
   it("answers 422 in FastAPI's format", async () => {
     const response = await fetch(`${server.url}/v1/call/message/bulk`, {
       method: "POST",

@@ -117,6 +117,22 @@ describe("mock server handler", () => {
     assert.equal(wrong.headers.get("allow"), "POST");
   });
 
+  it("the control API answers HEAD on its GET routes, without a body", async () => {
+    const get = await send("/__mock/openapi.json");
+    const length = (await get.arrayBuffer()).byteLength;
+    const head = await send("/__mock/openapi.json", { method: "HEAD" });
+    assert.equal(head.status, 200);
+    assert.equal(
+      head.headers.get("content-type"),
+      get.headers.get("content-type"),
+    );
+    assert.equal(await head.text(), "");
+    const requests = await send("/__mock/requests", { method: "HEAD" });
+    assert.equal(requests.status, 200);
+    assert.equal(await requests.text(), "");
+    assert.ok(length > 0);
+  });
+
   it("answers a CORS preflight with what was asked for", async () => {
     const response = await send("/v1/call/message/bulk", {
       method: "OPTIONS",
@@ -136,6 +152,41 @@ describe("mock server handler", () => {
       response.headers.get("access-control-allow-headers"),
       "authorization, content-type",
     );
+  });
+
+  it("allows each route's own methods in a preflight, and preflights no other path", async () => {
+    const preflight = (path: string, method: string) =>
+      send(path, {
+        method: "OPTIONS",
+        headers: { origin: ORIGIN, "access-control-request-method": method },
+      });
+    for (
+      const [path, methods] of [
+        ["/v1/call/message/bulk", "POST"],
+        [`/v1/call/${CALLS.first}/message`, "GET, HEAD"],
+        [`/v1/integration/${INTEGRATIONS.mcp}`, "DELETE"],
+        [`/v1/workflow/${CALLS.first}/trigger/test`, "POST"],
+        ["/openapi.json", "GET, HEAD"],
+        ["/healthz", "GET, HEAD"],
+        ["/__mock/reset", "POST"],
+        ["/__mock/requests", "GET, HEAD, DELETE"],
+        ["/__mock/faults/f1", "DELETE"],
+      ]
+    ) {
+      const response = await preflight(path!, "GET");
+      assert.equal(response.status, 204, path);
+      assert.equal(
+        response.headers.get("access-control-allow-methods"),
+        methods,
+        path,
+      );
+    }
+    for (const path of ["/v1/nothing", "/", "/v1/call/message/bulk/x"]) {
+      const response = await preflight(path, "POST");
+      assert.equal(response.status, 404, path);
+      assert.equal(response.headers.get("access-control-allow-methods"), null);
+      assert.equal((await response.json()).error_code, "NOT_FOUND");
+    }
   });
 
   it("allows any origin on every response, errors included", async () => {

@@ -216,15 +216,35 @@ describe("Router 405", () => {
     const error = assertRefused("POST", "/v1/integration/x", 405);
     assert.deepEqual(
       allowedMethods(error),
-      ["DELETE", "GET", "PATCH"],
+      ["DELETE", "GET", "HEAD", "PATCH"],
     );
+  });
+
+  it("matches HEAD to a GET route and to no other", () => {
+    assert.equal(router.match("HEAD", "/openapi.json").target, "openapi");
+    assert.equal(router.match("HEAD", "/v1/integration/x").target, "get");
+    assert.equal(
+      allowOf(assertRefused("HEAD", "/v1/call/message/bulk", 405)),
+      "POST",
+    );
+  });
+
+  it("tells the methods a path answers, none for an unknown path", () => {
+    assert.deepEqual(router.methodsAt("/v1/integration/x"), [
+      "DELETE",
+      "GET",
+      "HEAD",
+      "PATCH",
+    ]);
+    assert.deepEqual(router.methodsAt("/v1/call/message/bulk"), ["POST"]);
+    assert.deepEqual(router.methodsAt("/v1/nothing"), []);
   });
 
   it("renders a 405 as an ErrorResponseSchema response", async () => {
     const response = assertRefused("PUT", "/v1/call/42/message", 405)
       .toResponse();
     assert.equal(response.status, 405);
-    assert.equal(response.headers.get("allow"), "GET");
+    assert.equal(response.headers.get("allow"), "GET, HEAD");
     const body = await response.json();
     assert.equal(body.status, "error");
     assert.equal(body.error_code, "METHOD_NOT_ALLOWED");
@@ -257,7 +277,7 @@ describe("Router 405", () => {
       allowedMethods(
         assertRefused("DELETE", "/v1/call/42/message", 405, overlapping),
       ),
-      ["GET", "PUT"],
+      ["GET", "HEAD", "PUT"],
     );
   });
 

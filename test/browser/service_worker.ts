@@ -12,27 +12,24 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchChromium, skipWithoutChromium } from "./chromium.ts";
 import { readZip } from "../support/zip_reader.ts";
 import type { PageResult } from "./page.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const HTML = `<!doctype html>
 <html><head><meta charset="utf-8"><title>mock in a Service Worker</title></head>
 <body><script type="module" src="/page.js"></script></body></html>`;
 
-const skip = !existsSync(CHROMIUM) && process.env.CI === undefined
-  ? `${CHROMIUM} is missing: apt-get install -y chromium`
-  : false;
+const skip = skipWithoutChromium;
 
 describe("createMockApi under setupWorker in Chromium", { skip }, () => {
   const work = mkdtempSync(join(tmpdir(), "mock-browser-"));
@@ -75,20 +72,7 @@ describe("createMockApi under setupWorker in Chromium", { skip }, () => {
     );
     const { port } = server.address() as AddressInfo;
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const errors: string[] = [];
     page.on("pageerror", (error) => errors.push(error.message));

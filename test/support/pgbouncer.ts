@@ -29,11 +29,12 @@ export interface PgBouncer {
   /** PgBouncer's output, for failure messages. */
   output(): string;
   /**
-   * How many transactions PgBouncer has passed on to the test database so
-   * far (`SHOW STATS`, `total_xact_count`; a statement outside a
-   * transaction counts as one).
+   * How many bytes PgBouncer has received from clients for the test database
+   * so far (`SHOW STATS`, `total_received`). Unlike its transaction and
+   * query counts, which count statements pipelined on one connection as one,
+   * every statement adds its text and parameters to it.
    */
-  transactions(): Promise<number>;
+  receivedBytes(): Promise<number>;
   /**
    * Points it at another server, as a failover manager does: its
    * `[databases]` entry rewritten, then `RELOAD`, `KILL` and `RESUME` of the
@@ -113,13 +114,13 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
         url: url.href,
         port,
         output: () => output,
-        async transactions() {
+        async receivedBytes() {
           const admin = console();
           try {
             const rows = await admin.unsafe("SHOW STATS").simple();
             const name = new URL(db.url).pathname.slice(1);
             const row = rows.find((row) => row.database === name);
-            return Number(row?.total_xact_count ?? 0);
+            return Number(row?.total_received ?? 0);
           } finally {
             await admin.end();
           }

@@ -1,0 +1,200 @@
+/**
+ * The API on PostgreSQL as users run it, against the server they would write
+ * instead: `server/main.ts` with `DATABASE_URL` on default settings (access
+ * log at `info` to a file, pool of 10, grants kept 1 s) and
+ * `bench/postgres_peer.ts` (@hono/node-server and postgres.js, two statements
+ * a request), both under Node, on one fresh database seeded with the API
+ * suite's fixtures by `callflow-api migrate --fixtures`.
+ *
+ * Requests: the trigger test (webhook flow), the DELETE of an unknown
+ * integration (404) and a call's messages, each with the owner's token. For
+ * each, wrk `-t1 -c50 --latency` runs of `BENCH_SECONDS` (default 3) after a
+ * warm-up, `BENCH_ROUNDS` rounds (default 5), the order reversed every other
+ * round; printed: medians of req/s, p50 and p99, the server's CPU per
+ * request and PostgreSQL's (its backends serving the database, from
+ * `/proc/<pid>/stat`), and the API's req/s as a ratio to the peer's.
+ *
+ * Run: `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node
+ * bench/postgres_api.ts` (needs `wrk` and a role that may create databases;
+ * the database it makes is dropped at the end).
+ *
+ * @module
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import postgres from "postgres";
+import {
+  apiFixtures,
+  CALLS,
+  FLOWS,
+  TOKENS,
+} from "../test/support/api_fixtures.ts";
+import {
+  cpuSeconds,
+  median,
+  RUNTIME_COMMANDS,
+  startLoggingServer,
+  startServer,
+} from "./hot_path.ts";
+
+const SECONDS = process.env.BENCH_SECONDS ?? "3";
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const SERVER_URL = process.env.DATABASE_URL;
+if (!SERVER_URL) throw new Error("Cannot run: DATABASE_URL is not set");
+
+const work = mkdtempSync(join(tmpdir(), "bench-pg-"));
+const script = (name: string, method: string) => {
+  const path = join(work, `${name}.lua`);
+  writeFileSync(path, `wrk.method = "${method}"\n`);
+  return path;
+};
+const TARGETS = {
+  trigger: {
+    path: `/v1/workflow/${FLOWS.webhook}/trigger/test`,
+    script: script("post", "POST"),
+  },
+  delete404: {
+    path: "/v1/integration/99999999-9999-4999-8999-999999999999",
+    script: script("delete", "DELETE"),
+  },
+  messages: {
+    path: `/v1/call/${CALLS.first}/message`,
+    script: script("get", "GET"),
+  },
+};
+
+/** One wrk run with its latency percentiles, in milliseconds. */
+function wrkLatency(url: string, lua: string, seconds: string) {
+  const output = execFileSync("wrk", [
+    "-t1",
+    "-c50",
+    `-d${seconds}s`,
+    "--latency",
+    "-H",
+    `Authorization: Bearer ${TOKENS.owner}`,
+    "-s",
+    lua,
+    url,
+  ], { encoding: "utf8" });
+  if (/Socket errors/.test(output)) throw new Error(output);
+  const ms = (percentile: string) => {
+    const [, value, unit] = new RegExp(`${percentile}%\\s+([\\d.]+)(us|ms|s)`)
+      .exec(output)!;
+    return Number(value) * ({ us: 1e-3, ms: 1, s: 1e3 }[unit as "ms"]);
+  };
+  return {
+    rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]),
+    requests: Number(/(\d+) requests in/.exec(output)![1]),
+    p50: ms("50"),
+    p99: ms("99"),
+  };
+}
+
+const admin = postgres(SERVER_URL, { max: 1, onnotice() {} });
+const name = `bench_pg_${process.pid}`;
+await admin.unsafe(`CREATE DATABASE ${name}`);
+const url = new URL(SERVER_URL);
+url.pathname = `/${name}`;
+const databaseUrl = url.href;
+
+/** CPU seconds of the backends serving the bench's database. */
+async function postgresCpu(): Promise<number> {
+  const rows = await admin<{ pid: number }[]>`
+    SELECT pid FROM pg_stat_activity WHERE datname = ${name}`;
+  let total = 0;
+  for (const { pid } of rows) {
+    try {
+      total += cpuSeconds(pid);
+    } catch {
+      // ended in between
+    }
+  }
+  return total;
+}
+
+const node = RUNTIME_COMMANDS.node!;
+const fixtures = join(work, "fixtures.json");
+writeFileSync(fixtures, JSON.stringify(apiFixtures));
+const env = { DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1" };
+execFileSync(node[0]!, ["server/cli.ts", "migrate", "--fixtures", fixtures], {
+  env: { ...process.env, ...env },
+  stdio: "inherit",
+});
+const api = await startLoggingServer(
+  [...node, "server/main.ts"],
+  env,
+  /listening on (http:\/\/\S+)/,
+);
+const peer = await startServer([...node, "bench/postgres_peer.ts"], env);
+const rows: string[] = [];
+try {
+  for (const [target, { path, script: lua }] of Object.entries(TARGETS)) {
+    const servers = { api, peer };
+    type Which = keyof typeof servers;
+    const runs: Record<Which, ReturnType<typeof wrkLatency>[]> = {
+      api: [],
+      peer: [],
+    };
+    const cpu: Record<Which, { server: number[]; postgres: number[] }> = {
+      api: { server: [], postgres: [] },
+      peer: { server: [], postgres: [] },
+    };
+    for (const server of Object.values(servers)) {
+      wrkLatency(`${server.url}${path}`, lua, "1");
+    }
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const order: Which[] = round % 2 === 0
+        ? ["api", "peer"]
+        : ["peer", "api"];
+      for (const which of order) {
+        const server = servers[which];
+        const [serverBefore, postgresBefore] = [
+          cpuSeconds(server.pid),
+          await postgresCpu(),
+        ];
+        const run = wrkLatency(`${server.url}${path}`, lua, SECONDS);
+        runs[which].push(run);
+        cpu[which].server.push(
+          (cpuSeconds(server.pid) - serverBefore) * 1e6 / run.requests,
+        );
+        cpu[which].postgres.push(
+          ((await postgresCpu()) - postgresBefore) * 1e6 / run.requests,
+        );
+      }
+    }
+    const row = (which: Which) => {
+      const of = (key: "rate" | "p50" | "p99") =>
+        median(runs[which].map((run) => run[key]));
+      return `| ${target} | ${which} | ${of("rate").toFixed(0)} | ${
+        of("p50").toFixed(2)
+      } | ${of("p99").toFixed(2)} | ${median(cpu[which].server).toFixed(1)} | ${
+        median(cpu[which].postgres).toFixed(1)
+      } |`;
+    };
+    const ratio = median(runs.api.map((run) => run.rate)) /
+      median(runs.peer.map((run) => run.rate));
+    rows.push(
+      row("api"),
+      row("peer"),
+      `| ${target} | api / peer | ${ratio.toFixed(2)}x | | | | |`,
+    );
+  }
+} finally {
+  peer.stop();
+  await api.stop();
+  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await admin.end();
+  rmSync(work, { recursive: true, force: true });
+}
+const logged = readFileSync(api.stdout, "utf8").split("\n").length;
+console.log(
+  `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} rounds, medians; ${logged} lines of access log`,
+);
+console.log(
+  "| request | server | req/s | p50 ms | p99 ms | server CPU µs/req | Postgres CPU µs/req |",
+);
+console.log("| --- | --- | --- | --- | --- | --- | --- |");
+for (const row of rows) console.log(row);
