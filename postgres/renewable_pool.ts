@@ -98,6 +98,29 @@ export class RenewablePool {
    * alone, so that its many failures replace it once.
    *
    * @param options The broken pool's `sql.options`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import type { Sql } from "postgres";
+   * import { RenewablePool } from "./renewable_pool.ts";
+   *
+   * const fakePool = (name: string) =>
+   *   ({ options: { name }, end: async () => {} }) as unknown as Sql;
+   * let opened = 0;
+   * const pool = new RenewablePool(
+   *   fakePool("first"),
+   *   () => fakePool(`new ${++opened}`),
+   * );
+   * const first = pool.current;
+   * pool.renew();
+   * const second = pool.current;
+   * pool.renewIfCurrent(first.options); // already replaced: left alone
+   * assert.equal(pool.current, second);
+   * pool.renewIfCurrent(second.options); // at once, within 5 s of the last
+   * assert.notEqual(pool.current, second);
+   * await pool.end();
+   * ```
    */
   renewIfCurrent(options: object): void {
     if (this.#current.options !== options) return;
