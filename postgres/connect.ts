@@ -7,6 +7,7 @@
  */
 import postgres from "postgres";
 import type { Sql } from "postgres";
+import type { SocketFactory } from "./silent_peer.ts";
 
 /**
  * A Postgres array literal of `values`, each element quoted: what the array
@@ -51,6 +52,12 @@ export interface ConnectPostgresOptions {
   idleTimeout?: number;
   /** Called with each statement as it is sent: for logging or counting. */
   onQuery?: (query: string, parameters: readonly unknown[]) => void;
+  /**
+   * Opens the pool's sockets (postgres.js's `socket` option), e.g.
+   * `watchedSockets(3000)` to replace connections whose server fell silent.
+   * Default: postgres.js's own.
+   */
+  socket?: SocketFactory | undefined;
 }
 
 /**
@@ -110,6 +117,7 @@ export function connectPostgres(
     // attempt a caller may wait for past the retry window.
     backoff: (retries: number) => Math.min(0.05 * retries, 0.2),
     onnotice: () => {},
+    ...(options.socket && { socket: options.socket }),
     ...(onQuery && {
       debug: (_connection: number, query: string, parameters: unknown[]) =>
         onQuery(query, parameters),

@@ -7,6 +7,10 @@ import type { Sql } from "postgres";
 import { connectPostgres, type ConnectPostgresOptions } from "./connect.ts";
 import { migrate } from "./migrate.ts";
 import { PostgresStore, type PostgresStoreOptions } from "./postgres_store.ts";
+import { watchedSockets } from "./silent_peer.ts";
+
+/** The default of {@linkcode OpenPostgresStoreOptions.silenceTimeout}. */
+const DEFAULT_SILENCE_TIMEOUT_MS = 3000;
 
 /** Options of {@linkcode openPostgresStore}: the pools' and the store's. */
 export interface OpenPostgresStoreOptions
@@ -20,6 +24,15 @@ export interface OpenPostgresStoreOptions
    */
   directUrl?: string | undefined;
   /**
+   * Milliseconds a connection of the serving pools (primary, replica) may
+   * await an answer without receiving a byte before it is closed and
+   * replaced, failing what it carried (see `watchedSockets`): how fast a
+   * vanished server is noticed. Migrating and seeding (which may wait on a
+   * lock) are not watched; neither are TLS connections. `0` watches
+   * nothing. Default 3000.
+   */
+  silenceTimeout?: number | undefined;
+  /**
    * A read replica (`DATABASE_READ_URL`): authentication, lookups, trigger
    * tests and exports read from it, from `url` while it cannot be reached.
    * Its pool has the same size as the primary's.
@@ -29,7 +42,8 @@ export interface OpenPostgresStoreOptions
 
 /**
  * Connects to `url`, brings the schema up to date (through `directUrl` when
- * given) and returns the store. When the database cannot be reached (at
+ * given) and returns the store. The serving pools replace a connection whose
+ * server fell silent (`silenceTimeout`). When the database cannot be reached (at
  * `url` or `directUrl`) or migrated, the pools are ended and the error
  * thrown, so a failed start leaves nothing open. An unreachable replica does not fail the start: reads
  * go to the primary until it answers.
@@ -59,22 +73,31 @@ export async function openPostgresStore(
   url: string,
   options: OpenPostgresStoreOptions = {},
 ): Promise<PostgresStore> {
-  const { directUrl, readUrl, ...rest } = options;
-  const sql = connectPostgres(url, rest);
-  const direct = directUrl === undefined
-    ? undefined
-    : connectPostgres(directUrl, { ...rest, max: 1, idleTimeout: 1 });
+  const { directUrl, readUrl, silenceTimeout, ...rest } = options;
+  const silence = silenceTimeout ?? DEFAULT_SILENCE_TIMEOUT_MS;
+  const serving = {
+    ...rest,
+    ...(silence > 0 && { socket: watchedSockets(silence) }),
+  };
+  const sql = connectPostgres(url, serving);
+  // Migrating and seeding go through a pool of their own, unwatched: a
+  // migration waits silently for another process's lock.
+  const direct = connectPostgres(directUrl ?? url, {
+    ...rest,
+    max: 1,
+    idleTimeout: 1,
+  });
   const replica = readUrl === undefined
     ? undefined
-    : connectPostgres(readUrl, rest);
+    : connectPostgres(readUrl, serving);
   const pools = [sql, direct, replica].filter((pool): pool is Sql =>
     pool !== undefined
   );
   try {
-    await migrate(direct ?? sql, rest);
-    // Migrated past it: still, a start fails when the primary's own URL
-    // (a pooler, typically) cannot be reached.
-    if (direct !== undefined) await sql`SELECT 1`;
+    await migrate(direct, rest);
+    // Migrated: still, a start fails when the primary's own URL (a pooler,
+    // typically) cannot be reached.
+    await sql`SELECT 1`;
   } catch (error) {
     await Promise.all(pools.map((pool) => pool.end({ timeout: 1 })));
     throw error;
@@ -82,7 +105,7 @@ export async function openPostgresStore(
   return new PostgresStore(sql, {
     ...rest,
     ...(replica && { replica }),
-    ...(direct && { direct }),
-    reopen: () => connectPostgres(url, rest),
+    direct,
+    reopen: () => connectPostgres(url, serving),
   });
 }

@@ -26,6 +26,7 @@ import { GrantCache } from "./grant_cache.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { RenewablePool } from "./renewable_pool.ts";
+import { stuckPoolOf } from "./silent_peer.ts";
 import { isNeverSent, retryLostConnection } from "./retry.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 import type { SessionSettings } from "./session_settings.ts";
@@ -55,11 +56,11 @@ export interface PostgresStoreOptions
    */
   exportBatchSize?: number;
   /**
-   * The longest an operation (or one export batch) waits for Postgres, in
-   * milliseconds, whatever postgres.js is doing: when the server cannot say
-   * anything (a half-open connection, a peer that hangs up at once), this is
-   * what fails the request. Keep it above the connect and statement timeouts.
-   * Default 40000.
+   * The longest one attempt of an operation (or of an export batch) waits
+   * for Postgres, in milliseconds, whatever postgres.js is doing: for a
+   * statement waiting for a free connection, or on a connection nothing
+   * watches (TLS; see `watchedSockets` for the others), this is what fails
+   * it. Keep it above the connect timeout. Default 10000.
    */
   timeout?: number;
   /**
@@ -152,7 +153,7 @@ export class PostgresStore implements Store {
     }
     this.#options = options;
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
-    this.#timeout = options.timeout ?? 40_000;
+    this.#timeout = options.timeout ?? 10_000;
     this.#retryWithin = options.retryWithin ?? 10_000;
     this.#grants = new GrantCache({ ttl: options.grantCacheMs ?? 1000 });
   }
@@ -384,12 +385,28 @@ export class PostgresStore implements Store {
     );
   }
 
+  /**
+   * Runs `attempt`, again while its connection is lost (see `#read`). A
+   * connection that fell silent (`ETIMEDOUT`, see `watchedSockets`) says its
+   * server is gone, and the pool's other connections to it with it: the pool
+   * is replaced, so that no later statement waits on one of them; so is a
+   * pool with a stuck connection (see `stuckPoolOf`), at once.
+   */
   #retry<T>(
     attempt: () => Promise<T>,
     retryOn?: (error: unknown) => boolean,
   ): Promise<T> {
-    if (this.#retryWithin <= 0) return attempt();
-    return retryLostConnection(attempt, {
+    const renewing = () =>
+      attempt().catch((error: unknown) => {
+        const stuck = stuckPoolOf(error);
+        if (stuck !== undefined) this.#pool.renewIfCurrent(stuck);
+        if ((error as { code?: unknown }).code === "ETIMEDOUT") {
+          this.#pool.renew();
+        }
+        throw error;
+      });
+    if (this.#retryWithin <= 0) return renewing();
+    return retryLostConnection(renewing, {
       within: this.#retryWithin,
       ...(retryOn && { retryOn }),
       onRetry: (error) => {

@@ -92,6 +92,43 @@ export class RenewablePool {
   }
 
   /**
+   * Replaces the pool at once (see {@linkcode renew}) if it is still the
+   * one whose options are `options` (`sql.options`): for a pool known to be
+   * broken, whenever it was last renewed. A pool already replaced is left
+   * alone, so that its many failures replace it once.
+   *
+   * @param options The broken pool's `sql.options`.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import type { Sql } from "postgres";
+   * import { RenewablePool } from "./renewable_pool.ts";
+   *
+   * const fakePool = (name: string) =>
+   *   ({ options: { name }, end: async () => {} }) as unknown as Sql;
+   * let opened = 0;
+   * const pool = new RenewablePool(
+   *   fakePool("first"),
+   *   () => fakePool(`new ${++opened}`),
+   * );
+   * const first = pool.current;
+   * pool.renew();
+   * const second = pool.current;
+   * pool.renewIfCurrent(first.options); // already replaced: left alone
+   * assert.equal(pool.current, second);
+   * pool.renewIfCurrent(second.options); // at once, within 5 s of the last
+   * assert.notEqual(pool.current, second);
+   * await pool.end();
+   * ```
+   */
+  renewIfCurrent(options: object): void {
+    if (this.#current.options !== options) return;
+    this.#renewedAt = -Infinity;
+    this.renew();
+  }
+
+  /**
    * Ends the current pool and waits for replaced ones still ending.
    *
    * @param timeout Seconds to wait for running queries. Default 5.

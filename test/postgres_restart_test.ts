@@ -14,7 +14,7 @@ import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import postgres from "postgres";
 import { runtimeName } from "../server/_serve.ts";
-import { manyCalls } from "./support/many_calls.ts";
+import { manyCalls, noisyMessages } from "./support/many_calls.ts";
 import {
   CLUSTER_BINARIES,
   type OwnCluster,
@@ -26,22 +26,7 @@ const CALLS = 300;
 const MESSAGES = 6;
 const EXPORTS = 4;
 
-/** Text that deflate cannot shrink much, so the archives outgrow socket buffers. */
-function noise(seed: number, length: number): string {
-  let state = seed * 2654435761 >>> 0;
-  let text = "";
-  while (text.length < length) {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    text += state.toString(36);
-  }
-  return text.slice(0, length);
-}
-
-const message = (call: number, index: number) => ({
-  index,
-  of: call,
-  text: noise(call * MESSAGES + index + 1, 4000),
-});
+const message = noisyMessages(MESSAGES, 4000);
 const { token, callIds, fixtures } = manyCalls({
   prefix: "e5",
   calls: CALLS,

@@ -97,7 +97,15 @@ export function drainedBunFetch(
     // A slow client reading a large ZIP must not be cut off (Bun counts a
     // client that reads nothing for a while as idle): a streamed body has
     // its own stall deadline (src/body_watch.ts).
-    if (watchedBodyOf(response) !== undefined) server.timeout(request, 0);
+    const body = watchedBodyOf(response);
+    if (body !== undefined) {
+      server.timeout(request, 0);
+      // Cut for reading nothing: Bun keeps the connection, its write
+      // blocked, while the client reads nothing. An idle timeout closes it.
+      body.onEnd((_bytes, aborted) => {
+        if (aborted === "client") server.timeout(request, 1);
+      });
+    }
     return drain.respond(response);
   };
 }

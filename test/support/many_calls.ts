@@ -112,3 +112,31 @@ export function noise(seed: number, length: number): string {
   }
   return text.slice(0, length);
 }
+
+/**
+ * Messages of `length` characters of {@linkcode noise}, each its own: for
+ * `manyCalls`'s `message` option, when archives must be large.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { noisyMessages } from "./many_calls.ts";
+ *
+ * const message = noisyMessages(6, 4000);
+ * assert.equal(message(2, 1).of, 2);
+ * assert.notEqual(message(2, 1).text, message(2, 0).text);
+ * ```
+ */
+export function noisyMessages(
+  messages: number,
+  length: number,
+): (
+  call: number,
+  index: number,
+) => { index: number; of: number; text: string } {
+  return (call, index) => ({
+    index,
+    of: call,
+    text: noise(call * messages + index + 1, length),
+  });
+}

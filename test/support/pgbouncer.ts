@@ -35,6 +35,14 @@ export interface PgBouncer {
    * every statement adds its text and parameters to it.
    */
   receivedBytes(): Promise<number>;
+  /**
+   * Points it at another server, as a failover manager does: its
+   * `[databases]` entry rewritten, then `RELOAD`, `KILL` and `RESUME` of the
+   * test database on its console, so that no connection to the old server
+   * (in use, idle or still connecting) is kept: its clients are cut, and new
+   * ones reach the new server.
+   */
+  retarget(host: string, port: number): Promise<void>;
   /** Stops it (SIGTERM to its PID) and removes its files. */
   stop(): Promise<void>;
 }
@@ -60,13 +68,12 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
   const dir = mkdtempSync(join(tmpdir(), "pgbouncer-"));
   writeFileSync(join(dir, "users.txt"), `"${user}" ""\n`);
   givePostgres(dir);
-  for (let attempt = 0; attempt < 5; attempt++) {
-    const port = await freePortInRange();
+  const configure = (port: number, host: string, serverPort: number) =>
     writeFileSync(
       join(dir, "pgbouncer.ini"),
       [
         "[databases]",
-        `* = host=${db.host} port=${db.port}`,
+        `* = host=${host} port=${serverPort}`,
         "[pgbouncer]",
         "listen_addr = 127.0.0.1",
         `listen_port = ${port}`,
@@ -75,9 +82,13 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
         `auth_file = ${join(dir, "users.txt")}`,
         "pool_mode = transaction",
         `stats_users = ${user}`,
+        `admin_users = ${user}`,
         "",
       ].join("\n"),
     );
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const port = await freePortInRange();
+    configure(port, db.host, db.port);
     const [command, args] = asPostgres(PGBOUNCER, [join(dir, "pgbouncer.ini")]);
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
     let output = "";
@@ -93,22 +104,37 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
     if (await listening(() => output, exited)) {
       const url = new URL(db.urlThrough(port));
       url.searchParams.set("prepare", "false");
+      const console = () =>
+        postgres(`postgres://${user}@127.0.0.1:${port}/pgbouncer`, {
+          max: 1,
+          fetch_types: false,
+          onnotice: () => {},
+        });
       return {
         url: url.href,
         port,
         output: () => output,
         async receivedBytes() {
-          const console = postgres(
-            `postgres://${user}@127.0.0.1:${port}/pgbouncer`,
-            { max: 1, fetch_types: false, onnotice: () => {} },
-          );
+          const admin = console();
           try {
-            const rows = await console.unsafe("SHOW STATS").simple();
+            const rows = await admin.unsafe("SHOW STATS").simple();
             const name = new URL(db.url).pathname.slice(1);
             const row = rows.find((row) => row.database === name);
             return Number(row?.total_received ?? 0);
           } finally {
-            await console.end();
+            await admin.end();
+          }
+        },
+        async retarget(host, serverPort) {
+          configure(port, host, serverPort);
+          const admin = console();
+          try {
+            const name = new URL(db.url).pathname.slice(1);
+            await admin.unsafe("RELOAD").simple();
+            await admin.unsafe(`KILL ${name}`).simple();
+            await admin.unsafe(`RESUME ${name}`).simple();
+          } finally {
+            await admin.end();
           }
         },
         async stop() {

@@ -26,6 +26,11 @@ export interface ClusterServer {
   url(database: string): string;
   /** Stops it (fast shutdown: SIGINT to its PID) and waits for it. */
   stop(): Promise<void>;
+  /**
+   * Stops it as `pg_ctl -m immediate` does (SIGQUIT: no checkpoint, every
+   * session dropped at once) and waits for it.
+   */
+  crash(): Promise<void>;
   /** Starts it again on the same directory and port. */
   start(): Promise<void>;
   /** Its log so far, for failure messages. */
@@ -215,6 +220,12 @@ async function serveDirectory(
     async stop() {
       if (child && child.exitCode === null && child.signalCode === null) {
         child.kill("SIGINT");
+      }
+      await exited;
+    },
+    async crash() {
+      if (child && child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGQUIT");
       }
       await exited;
     },

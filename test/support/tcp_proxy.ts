@@ -22,7 +22,14 @@ export type ProxyMode =
   /** Accept, then close at once without a word, as some proxies do. */
   | "hangup"
   /** Accept and never answer, as a host behind a firewall that drops. */
-  | "stall";
+  | "stall"
+  /**
+   * A host that vanished: open connections stop forwarding in both
+   * directions and are never closed (no FIN, no RST, whatever the server
+   * does), and new ones are accepted and never answered, as "stall".
+   * Connections frozen so stay frozen when the mode changes again.
+   */
+  | "blackhole";
 
 /** A running proxy. */
 export interface TcpProxy {
@@ -32,6 +39,11 @@ export interface TcpProxy {
   readonly mode: ProxyMode;
   /** Changes the mode; going down cuts every open connection. */
   setMode(mode: ProxyMode): Promise<void>;
+  /**
+   * Forwards new connections to `target` from now on (open ones keep
+   * theirs): the address moved to another server, as after a failover.
+   */
+  retarget(target: { host: string; port: number }): void;
   /** Destroys every open connection (both sides), whatever the mode. */
   cut(): void;
   /** Cuts everything and stops listening. */
@@ -41,7 +53,7 @@ export interface TcpProxy {
 /**
  * Starts a proxy on 127.0.0.1 and a free port, forwarding to `target`.
  *
- * @param target Where to forward: host and port.
+ * @param initialTarget Where to forward: host and port (see `retarget`).
  * @returns The running proxy.
  *
  * @example Stopping a database and starting it again
@@ -55,9 +67,12 @@ export interface TcpProxy {
  * ```
  */
 export async function startTcpProxy(
-  target: { host: string; port: number },
+  initialTarget: { host: string; port: number },
 ): Promise<TcpProxy> {
+  let target = initialTarget;
   const open = new Set<Socket>();
+  /** Each forwarding pair's way to stop forwarding for good. */
+  const freezers = new Set<() => void>();
   let mode: ProxyMode = "forward";
   const track = (socket: Socket) => {
     open.add(socket);
@@ -70,13 +85,26 @@ export async function startTcpProxy(
       client.end();
       return;
     }
-    if (mode === "stall") return;
+    if (mode === "stall" || mode === "blackhole") return;
     const upstream = createConnection(target.port, target.host);
     track(upstream);
-    client.on("close", () => upstream.destroy());
-    upstream.on("close", () => client.destroy());
+    const closeClient = () => client.destroy();
+    const closeUpstream = () => upstream.destroy();
+    client.on("close", closeUpstream);
+    upstream.on("close", closeClient);
     client.pipe(upstream);
     upstream.pipe(client);
+    const freeze = () => {
+      client.off("close", closeUpstream);
+      upstream.off("close", closeClient);
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      // What the server still sends (or its close) goes nowhere.
+      upstream.on("data", () => {});
+    };
+    freezers.add(freeze);
+    client.on("close", () => freezers.delete(freeze));
   };
   let server = createServer(onConnection);
   const listen = (port: number) =>
@@ -94,6 +122,10 @@ export async function startTcpProxy(
     open.clear();
   };
   const port = await listen(0);
+  const freeze = () => {
+    for (const freeze of freezers) freeze();
+    freezers.clear();
+  };
   return {
     port,
     get mode() {
@@ -102,6 +134,7 @@ export async function startTcpProxy(
     async setMode(next) {
       const wasDown = mode === "down";
       mode = next;
+      if (next === "blackhole") freeze();
       if (next === "down" && !wasDown) {
         cut();
         await stop(server);
@@ -109,6 +142,9 @@ export async function startTcpProxy(
         server = createServer(onConnection);
         await listen(port);
       }
+    },
+    retarget(next) {
+      target = next;
     },
     cut,
     async close() {
