@@ -4,6 +4,7 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
+import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import {
   type Fixtures,
   FixturesError,
@@ -47,8 +48,49 @@ export async function readFixturesFile(path: string): Promise<Fixtures> {
   return parseFixtures(input);
 }
 
+/** The demo data's tokens: public, so they may be shown. */
+const DEMO_TOKENS: ReadonlySet<string> = new Set(
+  demoFixtures.tokens.map(({ token }) => token),
+);
+
 /**
- * A start-up listing of the fixtures' tokens, one line each.
+ * What a server says at start (or when its fixtures change) about the tokens
+ * it loaded: only how many, since tokens are secrets and stdout ends up in
+ * log collectors. When every token is one of the built-in demo data's,
+ * public and listed in the README, they are listed (see
+ * {@linkcode describeTokens}).
+ *
+ * @param fixtures The fixtures loaded.
+ * @returns One line, or the demo data's listing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { announceTokens } from "./_fixtures_file.ts";
+ * import { demoFixtures } from "../src/store/demo_fixtures.ts";
+ * import { parseFixtures } from "../src/store/fixtures.ts";
+ *
+ * const project_id = "3f1c9a52-7a4b-4e2d-9c11-5b8f2e6d7a90";
+ * const secret = parseFixtures({
+ *   projects: [{ project_id, name: "P" }],
+ *   tokens: [{ token: "s3cret", project_id, role: "owner" }],
+ * });
+ * assert.equal(announceTokens(secret), "Tokens: 1 loaded (not shown)");
+ * assert.match(announceTokens(demoFixtures), /demo-owner/);
+ * ```
+ */
+export function announceTokens(fixtures: Fixtures): string {
+  const count = fixtures.tokens.length;
+  if (count === 0) return "Tokens: none";
+  if (fixtures.tokens.every(({ token }) => DEMO_TOKENS.has(token))) {
+    return `Tokens (token, role, project):\n${describeTokens(fixtures)}`;
+  }
+  return `Tokens: ${count} loaded (not shown)`;
+}
+
+/**
+ * A listing of the fixtures' tokens, one line each: for the demo data only,
+ * whose tokens are public.
  *
  * @example
  * ```ts

@@ -12,7 +12,8 @@
  * fixtures (the built-in demo set when none are given), with permissive CORS
  * and the control API under `/__mock/` (reset, fixtures, state, request
  * journal, faults; described at `/__mock/openapi.json`). It prints its
- * address and tokens at start, with `--verbose` one line per request; stops
+ * address and how many tokens it loaded at start (the demo tokens
+ * themselves, which are public), with `--verbose` one line per request; stops
  * on SIGINT and SIGTERM.
  *
  * @module
@@ -24,7 +25,7 @@ import { isDroppedConnection } from "../mock/drop_connection.ts";
 import { isLoopbackHost } from "../mock/guard.ts";
 import { DEFAULT_JOURNAL_LIMIT } from "../mock/journal.ts";
 import { createMockServer } from "../mock/mock_server.ts";
-import { describeTokens } from "./_fixtures_file.ts";
+import { announceTokens } from "./_fixtures_file.ts";
 import { runtimeName, serve } from "./_serve.ts";
 import { type Command, optionValue } from "./_command_line.ts";
 import { parsePort, parsePositiveInteger } from "./_settings.ts";
@@ -138,11 +139,7 @@ async function serveMock(settings: Settings): Promise<number> {
     if (pathname === "/__mock/reset") {
       console.log("Reset: back to the fixtures");
     } else if (pathname === "/__mock/fixtures") {
-      console.log(
-        `Fixtures replaced. Tokens (token, role, project):\n${
-          describeTokens(mock.fixtures)
-        }`,
-      );
+      console.log(`Fixtures replaced. ${announceTokens(mock.fixtures)}`);
     }
     return response;
   };
@@ -160,12 +157,11 @@ async function serveMock(settings: Settings): Promise<number> {
 
   const source = startFixtures(fixturesPath, "memory").description;
   const tokens = mock.fixtures.tokens.length > 0
-    ? describeTokens(mock.fixtures)
-    : "  (none: add some to the fixtures' tokens list)";
+    ? announceTokens(mock.fixtures)
+    : "Tokens: none (add some to the fixtures' tokens list)";
   console.log(
     [
       `Mock API listening on ${server.url} (${runtimeName()}, ${source})`,
-      `Tokens (token, role, project):`,
       tokens,
       `Control API: ${server.url}/__mock/ (reset, fixtures, state, requests, faults; see ${server.url}/__mock/openapi.json)`,
       `CORS: any origin for the API; the control API only for pages on localhost. Stop with Ctrl+C.`,
