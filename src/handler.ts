@@ -12,6 +12,7 @@ import {
   type RequestFinishedListener,
 } from "./finished_request.ts";
 import { healthz, readyz } from "./health.ts";
+import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
 import { HttpError } from "./http_error.ts";
 import { openApiDocument } from "./openapi.ts";
 import {
@@ -145,7 +146,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  * under Deno, Bun, Node, Deno Deploy, a Service Worker or MSW alike.
  *
  * Every response carries `X-Request-Id` (the client's, when it sent a plain
- * one). Errors are ErrorResponseSchema bodies, request validation errors
+ * one) and `X-Content-Type-Options: nosniff`; those of routes that need a
+ * token also `Cache-Control: no-store`. Errors are ErrorResponseSchema bodies, request validation errors
  * HTTPValidationError bodies; anything unexpected becomes a generic 500 whose
  * detail goes to `logError` only.
  *
@@ -199,9 +201,13 @@ export function createHandler(options: HandlerOptions): Handler {
     facts?: RequestFacts,
   ): Promise<Response> => {
     // Built into each response rather than set on it afterwards.
-    const headers = responseHeaders === undefined
-      ? { "x-request-id": requestId }
-      : { ...responseHeaders(request), "x-request-id": requestId };
+    let headers: Record<string, string> = responseHeaders === undefined
+      ? { ...PUBLIC_HEADERS, "x-request-id": requestId }
+      : {
+        ...PUBLIC_HEADERS,
+        ...responseHeaders(request),
+        "x-request-id": requestId,
+      };
     try {
       const { target, pattern, params } = router.match(
         request.method,
@@ -211,6 +217,8 @@ export function createHandler(options: HandlerOptions): Handler {
       if (!target.authenticated) {
         return await target.operation({ request, params, requestId, headers });
       }
+      // What a token gives access to, refusals included, is never stored.
+      headers = { ...PRIVATE_HEADERS, ...headers };
       const grant = await authenticate(request, store);
       if (facts !== undefined) facts.projectId = grant.projectId;
       return await target.operation({

@@ -1,0 +1,185 @@
+/**
+ * Hardening headers (OWASP REST Security Cheat Sheet): every answer carries
+ * `X-Content-Type-Options: nosniff`, and every answer of a route that needs
+ * a token (JSON, ZIP, 204 and refusals alike) `Cache-Control: no-store`: from
+ * the handler, the Worker, the mock (its control API too), and over HTTP on
+ * the runtime running this file.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createMockServer } from "../mock/mock_server.ts";
+import { type RunningServer, serve } from "../server/_serve.ts";
+import worker from "../server/worker.ts";
+import { createHandler, type Handler } from "../src/handler.ts";
+import { demoFixtures } from "../src/store/demo_fixtures.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+
+const CALL = "1f0e8d7c-6b5a-4493-8281-706f5e4d3c2b";
+const INTEGRATION = "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e";
+const FLOW = "c2d3e4f5-a6b7-4c8d-9e9f-0a1b2c3d4e5f";
+
+/** Requests without a token, each built afresh. */
+const PUBLIC: Array<[string, () => Request]> = [
+  ["GET /healthz", () => new Request("http://x/healthz")],
+  ["GET /readyz", () => new Request("http://x/readyz")],
+  ["GET /openapi.json", () => new Request("http://x/openapi.json")],
+  ["GET /nowhere (404)", () => new Request("http://x/nowhere")],
+  [
+    "DELETE /healthz (405)",
+    () => new Request("http://x/healthz", { method: "DELETE" }),
+  ],
+];
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Requests to routes that need a token: answers and refusals. */
+const PRIVATE: Array<[string, () => Request]> = [
+  ["messages (JSON)", () =>
+    new Request(`http://x/v1/call/${CALL}/message`, {
+      headers: bearer("demo-viewer"),
+    })],
+  ["bulk export (ZIP)", () =>
+    new Request("http://x/v1/call/message/bulk", {
+      method: "POST",
+      headers: { ...bearer("demo-viewer"), "content-type": "application/json" },
+      body: JSON.stringify({ call_ids: [CALL] }),
+    })],
+  [
+    "trigger test",
+    () =>
+      new Request(`http://x/v1/workflow/${FLOW}/trigger/test`, {
+        method: "POST",
+        headers: bearer("demo-member"),
+      }),
+  ],
+  [
+    "integration delete (204)",
+    () =>
+      new Request(`http://x/v1/integration/${INTEGRATION}`, {
+        method: "DELETE",
+        headers: bearer("demo-admin"),
+      }),
+  ],
+  ["no token (401)", () => new Request(`http://x/v1/call/${CALL}/message`)],
+  [
+    "a role that may not (403)",
+    () =>
+      new Request(`http://x/v1/workflow/${FLOW}/trigger/test`, {
+        method: "POST",
+        headers: bearer("demo-viewer"),
+      }),
+  ],
+  ["a bad id (422)", () =>
+    new Request("http://x/v1/call/not-a-uuid/message", {
+      headers: bearer("demo-viewer"),
+    })],
+];
+
+async function check(
+  handler: Handler,
+  name: string,
+  request: Request,
+  noStore: boolean,
+): Promise<void> {
+  const response = await handler(request);
+  await response.arrayBuffer();
+  assert.equal(
+    response.headers.get("x-content-type-options"),
+    "nosniff",
+    `${name}: ${response.status}`,
+  );
+  if (noStore) {
+    assert.equal(
+      response.headers.get("cache-control"),
+      "no-store",
+      `${name}: ${response.status}`,
+    );
+  }
+}
+
+/** Runs every check against a fresh handler from `make`. */
+function suite(make: () => Promise<Handler>, rewrite = (r: Request) => r) {
+  for (const [name, request] of PUBLIC) {
+    it(`${name}: nosniff`, async () => {
+      await check(await make(), name, rewrite(request()), false);
+    });
+  }
+  for (const [name, request] of PRIVATE) {
+    it(`${name}: nosniff and no-store`, async () => {
+      await check(await make(), name, rewrite(request()), true);
+    });
+  }
+}
+
+async function demoHandler(): Promise<Handler> {
+  const store = new MemoryStore();
+  await store.seed(demoFixtures);
+  return createHandler({ store, logError: () => {} });
+}
+
+describe("the handler", () => suite(demoHandler));
+
+describe("the Worker", () => {
+  const context = { waitUntil: () => {} };
+  suite(() =>
+    Promise.resolve((request: Request) =>
+      worker.fetch(request, { LOG_LEVEL: "off" }, context)
+    )
+  );
+});
+
+describe("the mock", () => {
+  const local = (request: Request) =>
+    new Request(request.url.replace("http://x/", "http://127.0.0.1:4010/"), {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      duplex: "half",
+    } as RequestInit);
+  suite(
+    () => Promise.resolve(createMockServer({ fixtures: demoFixtures }).fetch),
+    local,
+  );
+  const control: Array<[string, string, string]> = [
+    ["control API: state", "GET", "/__mock/state"],
+    ["control API: reset", "POST", "/__mock/reset"],
+    ["control API: unknown route (404)", "GET", "/__mock/nowhere"],
+  ];
+  for (const [name, method, path] of control) {
+    it(`${name}: nosniff and no-store`, async () => {
+      const mock = createMockServer({ fixtures: demoFixtures });
+      await check(
+        mock.fetch,
+        name,
+        new Request(`http://127.0.0.1:4010${path}`, { method }),
+        true,
+      );
+    });
+  }
+});
+
+describe("over HTTP on this runtime's server", () => {
+  let server: RunningServer;
+  before(async () => {
+    server = await serve(await demoHandler(), {
+      port: 0,
+      hostname: "127.0.0.1",
+    });
+  });
+  after(() => server.close());
+
+  const overHttp = (request: Request) =>
+    fetch(request.url.replace("http://x", server.url), {
+      method: request.method,
+      headers: request.headers,
+      body: request.body,
+      duplex: "half",
+    } as RequestInit);
+  for (const [name, request] of [...PUBLIC, ...PRIVATE]) {
+    it(`${name}: the headers reach the client`, async () => {
+      await check(overHttp, name, request(), PRIVATE.some(([n]) => n === name));
+    });
+  }
+});
