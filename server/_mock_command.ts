@@ -40,7 +40,11 @@ Serves a mock of the API: the real handler over an in-memory store.
 Options:
   --port <n>             Port to listen on (default 4010; 0 picks a free one)
   --host <name>          Interface to listen on (default 127.0.0.1). Another
-                         than a loopback address also lifts the Host check
+                         than a loopback address lets the API (not the
+                         control API) answer any Host
+  --allowed-host <name>  A name the control API answers to beside localhost
+                         and the bound address (repeatable), e.g. a
+                         container's service name
   --fixtures <file>      Fixtures file to seed from (default, or demo: the
                          demo data)
   --journal-limit <n>    Requests the journal keeps (default ${DEFAULT_JOURNAL_LIMIT})
@@ -68,6 +72,7 @@ interface Settings {
   port: number;
   hostname: string;
   fixturesPath: string | undefined;
+  allowedHosts: string[];
   verbose: boolean;
   journalLimit: number;
   fixturesLimit: number;
@@ -78,6 +83,7 @@ function mockSettings(values: Record<string, unknown>): Settings {
     port: parsePort(values.port as string, "--port")!,
     hostname: values.host as string,
     fixturesPath: values.fixtures as string | undefined,
+    allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [],
     verbose: values.verbose === true,
     journalLimit: parsePositiveInteger(
       values["journal-limit"] as string,
@@ -89,6 +95,9 @@ function mockSettings(values: Record<string, unknown>): Settings {
     ),
   }));
 }
+
+/** Addresses that bind every interface: no name a client sends. */
+const WILDCARD_ADDRESSES: ReadonlySet<string> = new Set(["0.0.0.0", "::"]);
 
 function isAddressInUse(error: unknown): boolean {
   const { code, name, message } = (error ?? {}) as {
@@ -109,8 +118,15 @@ async function serveMock(settings: Settings): Promise<number> {
       fixtures: (await loadStartFixtures(fixturesPath, "memory")).fixtures!,
       journalLimit: settings.journalLimit,
       fixturesLimit: settings.fixturesLimit,
-      // Bound to another interface on purpose: other names reach it.
+      // Bound to another interface on purpose: the API answers other
+      // names; the control API only its own and those it was told.
       allowAnyHost: !isLoopbackHost(hostname) && hostname !== "::1",
+      allowedHosts: [
+        ...(WILDCARD_ADDRESSES.has(hostname)
+          ? []
+          : [hostname.includes(":") ? `[${hostname}]` : hostname]),
+        ...settings.allowedHosts,
+      ],
     });
   } catch (error) {
     if (!(error instanceof FixturesError)) throw error;
@@ -164,7 +180,11 @@ async function serveMock(settings: Settings): Promise<number> {
       `Mock API listening on ${server.url} (${runtimeName()}, ${source})`,
       tokens,
       `Control API: ${server.url}/__mock/ (reset, fixtures, state, requests, faults; see ${server.url}/__mock/openapi.json)`,
-      `CORS: any origin for the API; the control API only for pages on localhost. Stop with Ctrl+C.`,
+      `CORS: any origin for the API; the control API only for pages on localhost${
+        settings.allowedHosts.length === 0
+          ? ""
+          : ` or ${settings.allowedHosts.join(", ")}`
+      }. Stop with Ctrl+C.`,
     ].join("\n"),
   );
 
@@ -188,6 +208,7 @@ export const mockCommand: Command = {
     port: { type: "string", default: "4010" },
     host: { type: "string", default: "127.0.0.1" },
     fixtures: { type: "string" },
+    "allowed-host": { type: "string", multiple: true },
     "journal-limit": { type: "string", default: `${DEFAULT_JOURNAL_LIMIT}` },
     "fixtures-limit": { type: "string", default: `${DEFAULT_FIXTURES_LIMIT}` },
     verbose: { type: "boolean", short: "v", default: false },

@@ -158,6 +158,11 @@ describe("the mock", () => {
       );
     });
   }
+  it("a refused Host: nosniff", async () => {
+    const mock = createMockServer({ fixtures: demoFixtures });
+    const request = new Request("http://evil.example/__mock/state");
+    await check(mock.fetch, "refused Host", request, false);
+  });
 });
 
 describe("over HTTP on this runtime's server", () => {
