@@ -4,7 +4,13 @@
  * @module
  */
 import { authenticate } from "./auth.ts";
-import { BODY_TIMEOUT_MS, ClientGoneError } from "./request_body.ts";
+import {
+  BODY_TIMEOUT_MS,
+  ClientGoneError,
+  hasUnreadBody,
+  MAX_BODY_BYTES,
+  refuseLargeBody,
+} from "./request_body.ts";
 import {
   type AbortCause,
   type FinishedRequest,
@@ -177,11 +183,12 @@ export function createHandler(options: HandlerOptions): Handler {
     options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
     options.maxExportsPerProject,
   );
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const router = endpoints({
     store,
     now,
     logError,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+    bodyTimeoutMs,
     exportSlots,
     stallTimeoutMs: options.exportStallTimeoutMs ??
       DEFAULT_EXPORT_STALL_TIMEOUT_MS,
@@ -214,6 +221,7 @@ export function createHandler(options: HandlerOptions): Handler {
         pathname,
       );
       if (facts !== undefined) facts.route = pattern;
+      await refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs);
       if (!target.authenticated) {
         return await target.operation({ request, params, requestId, headers });
       }
@@ -233,6 +241,9 @@ export function createHandler(options: HandlerOptions): Handler {
         logInfo(requestId, `client went away: ${error.detail}`);
       }
       if (facts !== undefined) facts.errorCode = errorCodeOf(error);
+      // A body left unread (a 401 before it, a 404): the connection closes
+      // after the answer rather than the server reading the rest.
+      if (hasUnreadBody(request)) headers = { ...headers, connection: "close" };
       return errorResponse(error, requestId, headers, logError);
     }
   };
@@ -323,7 +334,11 @@ function endpoints(settings: EndpointSettings): Router<Endpoint> {
     {
       method: "POST",
       pattern: "/v1/call/message/bulk",
-      target: { authenticated: true, operation: bulkDownload(settings) },
+      target: {
+        authenticated: true,
+        operation: bulkDownload(settings),
+        bodyLimit: MAX_BODY_BYTES,
+      },
     },
     {
       method: "GET",

@@ -103,17 +103,120 @@ export async function readBody(
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
   const { limit = MAX_BODY_BYTES, timeoutMs = BODY_TIMEOUT_MS } = options;
-  const tooLarge = () =>
-    new HttpError(
-      413,
-      "PAYLOAD_TOO_LARGE",
-      options.tooLargeMessage ?? `Request body is larger than ${limit} bytes`,
-    );
-  const declared = Number(request.headers.get("content-length"));
-  if (declared > limit) throw tooLarge();
+  const tooLarge = () => payloadTooLarge(limit, options.tooLargeMessage);
+  if (declaredLength(request) > limit) throw tooLarge();
   const { bytes, truncated } = await readBodyStart(request, limit, timeoutMs);
   if (truncated) throw tooLarge();
   return bytes;
+}
+
+/**
+ * Refuses, before anything else is done with it, a request whose body is
+ * over a route's limit: declared so in `Content-Length`, or, for a route
+ * that takes no body (`limit` 0), any byte of a body of unknown length (a
+ * runtime that hands a `GET` no body stream is told one came by its
+ * `Transfer-Encoding`). A body within the limit is left for the operation
+ * to read.
+ *
+ * @param request The request.
+ * @param limit The largest body the route takes, in bytes; 0 for none.
+ * @param timeoutMs How long the first byte of a body of unknown length may
+ * take, for a route that takes none. Default {@linkcode BODY_TIMEOUT_MS}.
+ * @throws {HttpError} 413 `PAYLOAD_TOO_LARGE`, asking to close the
+ * connection (see {@linkcode payloadTooLarge}).
+ * @throws {ClientGoneError} when a body of unknown length, for a route that
+ * takes none, breaks off or does not arrive in time.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { refuseLargeBody } from "./request_body.ts";
+ *
+ * const get = new Request("http://x/healthz", {
+ *   headers: { "content-length": "20971520" },
+ * });
+ * await assert.rejects(refuseLargeBody(get, 0), { status: 413 });
+ * const post = new Request("http://x/", { method: "POST", body: "{}" });
+ * await refuseLargeBody(post, 1024); // within the limit: left unread
+ * assert.equal(post.bodyUsed, false);
+ * ```
+ */
+export async function refuseLargeBody(
+  request: Request,
+  limit: number,
+  timeoutMs: number = BODY_TIMEOUT_MS,
+): Promise<void> {
+  if (declaredLength(request) > limit) throw payloadTooLarge(limit);
+  if (limit > 0 || request.headers.has("content-length")) return;
+  if (request.body !== null) {
+    const { truncated } = await readBodyStart(request, 0, timeoutMs);
+    if (truncated) throw payloadTooLarge(0);
+  } else if (request.headers.has("transfer-encoding")) {
+    throw payloadTooLarge(0);
+  }
+}
+
+/**
+ * Whether a request came with a body that nobody read (declared by
+ * `Content-Length` or `Transfer-Encoding`): an answer to it asks to close
+ * the connection, or the server would read the rest, whatever its size,
+ * before the next request.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { hasUnreadBody } from "./request_body.ts";
+ *
+ * const request = new Request("http://x/", { method: "POST", body: "{}" });
+ * assert.equal(hasUnreadBody(request), true);
+ * await request.text();
+ * assert.equal(hasUnreadBody(request), false);
+ * assert.equal(hasUnreadBody(new Request("http://x/")), false);
+ * ```
+ */
+export function hasUnreadBody(request: Request): boolean {
+  if (request.bodyUsed) return false;
+  return declaredLength(request) > 0 ||
+    request.headers.has("transfer-encoding") ||
+    // A runtime that strips both headers but hands the body over.
+    (request.body !== null && !request.headers.has("content-length"));
+}
+
+/**
+ * The 413 `PAYLOAD_TOO_LARGE` of a body over `limit`, with
+ * `Connection: close`: the rest of the body is left unread, and the server
+ * closes the connection once the answer is sent rather than read it.
+ *
+ * @param limit The limit, in bytes.
+ * @param message The message. Default: `Request body is larger than
+ * <limit> bytes`, or for 0 `This route takes no request body`.
+ * @returns The error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { payloadTooLarge } from "./request_body.ts";
+ *
+ * const response = payloadTooLarge(0).toResponse();
+ * assert.equal(response.status, 413);
+ * assert.equal(response.headers.get("connection"), "close");
+ * ```
+ */
+export function payloadTooLarge(limit: number, message?: string): HttpError {
+  return new HttpError(
+    413,
+    "PAYLOAD_TOO_LARGE",
+    message ??
+      (limit === 0
+        ? "This route takes no request body"
+        : `Request body is larger than ${limit} bytes`),
+    { headers: { connection: "close" } },
+  );
+}
+
+/** The body length `Content-Length` declares; 0 when it declares none. */
+function declaredLength(request: Request): number {
+  return Number(request.headers.get("content-length")) || 0;
 }
 
 /**

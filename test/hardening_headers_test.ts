@@ -8,17 +8,14 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 import { createMockServer } from "../mock/mock_server.ts";
-import { type RunningServer, serve } from "../server/_serve.ts";
 import worker from "../server/worker.ts";
-import { createHandler, type Handler } from "../src/handler.ts";
+import type { Handler } from "../src/handler.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
-import { MemoryStore } from "../src/store/memory_store.ts";
+import { DEMO, demoHandler, demoServer } from "./support/demo_handler.ts";
 
-const CALL = "1f0e8d7c-6b5a-4493-8281-706f5e4d3c2b";
-const INTEGRATION = "6b7c8d9e-0f1a-4b2c-9d3e-4f5a6b7c8d9e";
-const FLOW = "c2d3e4f5-a6b7-4c8d-9e9f-0a1b2c3d4e5f";
+const { call: CALL, integration: INTEGRATION, flow: FLOW } = DEMO;
 
 /** Requests without a token, each built afresh. */
 const PUBLIC: Array<[string, () => Request]> = [
@@ -113,12 +110,6 @@ function suite(make: () => Promise<Handler>, rewrite = (r: Request) => r) {
   }
 }
 
-async function demoHandler(): Promise<Handler> {
-  const store = new MemoryStore();
-  await store.seed(demoFixtures);
-  return createHandler({ store, logError: () => {} });
-}
-
 describe("the handler", () => suite(demoHandler));
 
 describe("the Worker", () => {
@@ -166,17 +157,10 @@ describe("the mock", () => {
 });
 
 describe("over HTTP on this runtime's server", () => {
-  let server: RunningServer;
-  before(async () => {
-    server = await serve(await demoHandler(), {
-      port: 0,
-      hostname: "127.0.0.1",
-    });
-  });
-  after(() => server.close());
+  const running = demoServer();
 
   const overHttp = (request: Request) =>
-    fetch(request.url.replace("http://x", server.url), {
+    fetch(request.url.replace("http://x", running().url), {
       method: request.method,
       headers: request.headers,
       body: request.body,

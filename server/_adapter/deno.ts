@@ -57,13 +57,65 @@ export function drainedDenoHandler(
   return (request, info) => {
     const done = drain.arrive(request);
     const response = handler(request, info).then((response) =>
-      drain.respond(response)
+      drain.respond(closingConnection(response))
     );
     // Hosts without `completed` (older Deno): counted until it is answered.
     const completed = info?.completed ?? response;
     completed.then(done, done);
     return response;
   };
+}
+
+/**
+ * The response as Deno must send it to close its connection when it says
+ * `Connection: close` (a body refused with 413, or left unread before a
+ * 401): Deno's HTTP/1.1 server reads whatever is left of the request body,
+ * however large, before it closes, and cannot close a connection from
+ * JavaScript. A response body that fails does: its bytes are sent, chunked,
+ * and then the connection is closed without the last, empty chunk, so the
+ * client reads the status, the headers and the JSON, then an early end.
+ * Deno prints the failure on stderr, one line. Upstream:
+ * https://github.com/denoland/deno/issues/36657 (the HTTP/1.1 path of
+ * Deno 2.8.3 and later).
+ *
+ * @param response The handler's response.
+ * @returns It, or a copy whose body ends by failing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { closingConnection } from "./deno.ts";
+ *
+ * const kept = new Response("{}");
+ * assert.equal(closingConnection(kept), kept);
+ * const closing = closingConnection(
+ *   new Response("{}", { status: 413, headers: { connection: "close" } }),
+ * );
+ * await assert.rejects(closing.text());
+ * ```
+ */
+export function closingConnection(response: Response): Response {
+  if (response.headers.get("connection") !== "close" || !response.body) {
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (!done) return controller.enqueue(value);
+      controller.error(
+        `Connection closed after a ${response.status}: the rest of the request body was not read`,
+      );
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }
 
 /**
