@@ -25,6 +25,12 @@ export {
   ExportSlots,
 } from "./src/operations/export_slots.ts";
 export { ExportStalledError } from "./src/body_watch.ts";
+export {
+  DEFAULT_AUTH_FAILURE_LIMIT,
+  DEFAULT_AUTH_FAILURE_WINDOW_MS,
+  FailedAuthLimiter,
+  type FailedAuthOptions,
+} from "./src/failed_auth.ts";
 export type {
   GzipCompressor,
   GzipPair,

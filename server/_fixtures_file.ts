@@ -48,6 +48,44 @@ export async function readFixturesFile(path: string): Promise<Fixtures> {
   return parseFixtures(input);
 }
 
+/**
+ * The shortest token loaded into a database: 32 characters, 128 bits of
+ * randomness in hexadecimal (`openssl rand -hex 32` gives 64). Length is
+ * what can be checked; randomness is the provisioner's part.
+ */
+export const MIN_TOKEN_LENGTH = 32;
+
+/**
+ * Refuses fixtures whose tokens are too short to resist guessing, before
+ * they go into a database (memory stores, for tests and the mock, take
+ * any). The message names the token's place in the file, never the token.
+ *
+ * @param fixtures The fixtures to load.
+ * @throws {FixturesError} for the first token shorter than
+ * {@linkcode MIN_TOKEN_LENGTH}.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { requireLongTokens } from "./_fixtures_file.ts";
+ * import { demoFixtures } from "../src/store/demo_fixtures.ts";
+ *
+ * assert.throws(() => requireLongTokens(demoFixtures), /tokens\[0\]\.token/);
+ * ```
+ */
+export function requireLongTokens(fixtures: Fixtures): void {
+  const index = fixtures.tokens.findIndex(({ token }) =>
+    token.length < MIN_TOKEN_LENGTH
+  );
+  if (index === -1) return;
+  throw new FixturesError(
+    `tokens[${index}].token`,
+    `${
+      fixtures.tokens[index]!.token.length
+    } characters; a token loaded into a database needs at least ${MIN_TOKEN_LENGTH} (128 bits of randomness, e.g. openssl rand -hex 32), unless ALLOW_SHORT_TOKENS=1 allows short ones (for tests)`,
+  );
+}
+
 /** The demo data's tokens: public, so they may be shown. */
 const DEMO_TOKENS: ReadonlySet<string> = new Set(
   demoFixtures.tokens.map(({ token }) => token),

@@ -4,6 +4,7 @@
  * @module
  */
 import { authenticate } from "./auth.ts";
+import { FailedAuthLimiter } from "./failed_auth.ts";
 import {
   BODY_TIMEOUT_MS,
   ClientGoneError,
@@ -41,8 +42,15 @@ import { RequestTelemetry } from "./telemetry.ts";
 import type { Store } from "./store/store.ts";
 import type { ZipCompression } from "./zip/zip_stream.ts";
 
-/** A Fetch API handler. */
-export type Handler = (request: Request) => Promise<Response>;
+/**
+ * A Fetch API handler. A runtime's server may pass what it knows of the
+ * connection beside the request (Deno's `info`, Bun's `server`,
+ * @hono/node-server's `{ incoming }`), for `clientAddress`.
+ */
+export type Handler = (
+  request: Request,
+  runtimeArgument?: unknown,
+) => Promise<Response>;
 
 /** Where the handler reports failures it answered with a 500. */
 export type ErrorLogger = (requestId: string, error: unknown) => void;
@@ -107,6 +115,26 @@ export interface HandlerOptions {
    * cut and its slot freed, in ms. Default 60 s.
    */
   exportStallTimeoutMs?: number;
+  /**
+   * The address of a request's client, from the request and what the
+   * runtime's server passed beside it, for bounding failed authentication
+   * (the servers of `./server` and `callflow-api serve` read the socket's,
+   * or `X-Forwarded-For` when `TRUST_PROXY` says so; the Worker
+   * `CF-Connecting-IP`). Default: none, and failed authentication is not
+   * bounded: bound it at the gateway.
+   */
+  clientAddress?: (request: Request, runtimeArgument?: unknown) =>
+    | string
+    | undefined;
+  /**
+   * Counts each client address's unknown tokens: past its limit in its
+   * window (default 20 a minute), the address's requests to routes that
+   * need a token are answered 429 `TOO_MANY_FAILED_AUTHENTICATIONS` with
+   * `Retry-After`, without asking the store. Share one between handlers
+   * the way `exportSlots` is. Default: a limiter of its own, with the
+   * defaults; it counts only when `clientAddress` names an address.
+   */
+  failedAuthLimiter?: FailedAuthLimiter;
   /**
    * Aborted when the server begins to shut down: from then on `GET /readyz`
    * answers 503 `SERVICE_UNAVAILABLE`, so that load balancers stop sending
@@ -178,6 +206,8 @@ export function createHandler(options: HandlerOptions): Handler {
     logInfo = infoToConsole,
     onRequestFinished,
     responseHeaders,
+    clientAddress,
+    failedAuthLimiter: failedAuth = new FailedAuthLimiter(),
   } = options;
   const exportSlots = options.exportSlots ?? new ExportSlots(
     options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
@@ -203,6 +233,7 @@ export function createHandler(options: HandlerOptions): Handler {
    */
   const handle = async (
     request: Request,
+    runtimeArgument: unknown,
     pathname: string,
     requestId: string,
     facts?: RequestFacts,
@@ -227,7 +258,14 @@ export function createHandler(options: HandlerOptions): Handler {
       }
       // What a token gives access to, refusals included, is never stored.
       headers = { ...PRIVATE_HEADERS, ...headers };
-      const grant = await authenticate(request, store);
+      const address = clientAddress?.(request, runtimeArgument);
+      // A limited address costs no store query.
+      if (address !== undefined) failedAuth.check(address);
+      const grant = await authenticate(
+        request,
+        store,
+        address === undefined ? undefined : () => failedAuth.fail(address),
+      );
       if (facts !== undefined) facts.projectId = grant.projectId;
       return await target.operation({
         request,
@@ -251,10 +289,15 @@ export function createHandler(options: HandlerOptions): Handler {
     ? new RequestTelemetry(exportSlots)
     : undefined;
   if (onRequestFinished === undefined && telemetry === undefined) {
-    return (request) =>
-      handle(request, pathnameOf(request.url), requestIdOf(request));
+    return (request, runtimeArgument) =>
+      handle(
+        request,
+        runtimeArgument,
+        pathnameOf(request.url),
+        requestIdOf(request),
+      );
   }
-  return async (request) => {
+  return async (request, runtimeArgument) => {
     const started = performance.now();
     const time = isoTimeNow();
     const pathname = pathnameOf(request.url);
@@ -263,8 +306,10 @@ export function createHandler(options: HandlerOptions): Handler {
     const traced = telemetry?.start(request);
     const response =
       await (traced === undefined
-        ? handle(request, pathname, requestId, facts)
-        : traced.run(() => handle(request, pathname, requestId, facts)));
+        ? handle(request, runtimeArgument, pathname, requestId, facts)
+        : traced.run(() =>
+          handle(request, runtimeArgument, pathname, requestId, facts)
+        ));
     const finish = (bytes: number, aborted: AbortCause | undefined) => {
       traced?.end({
         route: facts.route,

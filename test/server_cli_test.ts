@@ -429,6 +429,8 @@ describe("the API server (server/main.ts)", () => {
           DATABASE_URL: db.url,
           DATABASE_POOL_SIZE: String(db.max),
           FIXTURES: path,
+          // Its tokens are short, as tests' are.
+          ALLOW_SHORT_TOKENS: "1",
         });
       const status = async (url: URL, token: string) => {
         const response = await fetch(new URL(`/v1/call/${CALL}/message`, url), {
