@@ -98,6 +98,7 @@ export async function openServerApp(
     telemetry: telemetry !== undefined,
     maxExportsPerProject: settings.maxExportsPerProject,
     exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    exportMinBytesPerSecond: settings.exportMinRate,
     clientAddress: clientAddressOf(settings.trustProxy),
     failedAuthLimiter: new FailedAuthLimiter({
       limit: settings.authFailureLimit,

@@ -21,6 +21,7 @@ import {
   defaultProjectShare,
 } from "../src/operations/export_slots.ts";
 import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/bulk_download.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "../src/body_watch.ts";
 import {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,
@@ -57,6 +58,11 @@ export interface ServerSettings {
   maxExportsPerProject: number;
   /** Seconds an export's client may read nothing before it is cut. Default 60. */
   exportStallTimeout: number;
+  /**
+   * Bytes a second an export's client must read, averaged over each
+   * `exportStallTimeout`, or be cut. Default 4096; 0: any rate.
+   */
+  exportMinRate: number;
   /**
    * Unknown tokens a client address may send in a window before its
    * requests are answered 429. Default 20.
@@ -184,6 +190,11 @@ export function readServerSettings(
       "EXPORT_STALL_TIMEOUT",
       DEFAULT_EXPORT_STALL_TIMEOUT_MS / 1000,
     ),
+    exportMinRate: nonEmpty(env.EXPORT_MIN_RATE) === undefined
+      ? DEFAULT_EXPORT_MIN_BYTES_PER_SECOND
+      : env.EXPORT_MIN_RATE === "0"
+      ? 0
+      : parsePositiveInteger(env.EXPORT_MIN_RATE!, "EXPORT_MIN_RATE"),
     authFailureLimit: parseCount(
       env.AUTH_FAILURE_LIMIT,
       "AUTH_FAILURE_LIMIT",

@@ -151,6 +151,7 @@ function handlerOptions(env: WorkerEnv) {
     clientAddress: (request: Request) =>
       request.headers.get("cf-connecting-ip") ?? undefined,
     exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    exportMinBytesPerSecond: settings.exportMinRate,
     log: createAccessLog({
       level: settings.logLevel,
       format: settings.logFormat,

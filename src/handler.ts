@@ -18,6 +18,7 @@ import {
   isoTimeNow,
   type RequestFinishedListener,
 } from "./finished_request.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./body_watch.ts";
 import { healthz, readyz } from "./health.ts";
 import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
 import { HttpError } from "./http_error.ts";
@@ -98,10 +99,12 @@ export interface HandlerOptions {
    */
   maxConcurrentExports?: number;
   /**
-   * How many of them one project may stream at once (its share); its next
-   * one is answered 503 `TOO_MANY_EXPORTS` while other projects still
-   * export. An integer from 1; default half of `maxConcurrentExports`, at
-   * least 1.
+   * How many of them one project may stream at once when it exports alone
+   * (its share); its next one is answered 503 `TOO_MANY_EXPORTS` while
+   * other projects still export. With other projects exporting the share
+   * shrinks: the slots divided by one more than the projects exporting (see
+   * `ExportSlots.shareOf`), so that no two projects can hold every slot. An
+   * integer from 1; default half of `maxConcurrentExports`, at least 1.
    */
   maxExportsPerProject?: number;
   /**
@@ -115,6 +118,13 @@ export interface HandlerOptions {
    * cut and its slot freed, in ms. Default 60 s.
    */
   exportStallTimeoutMs?: number;
+  /**
+   * The slowest an export's client may read, in bytes a second, averaged
+   * over each `exportStallTimeoutMs` of its own reading time: a client that
+   * trickles below it is cut as a stalled one is, and its slot freed.
+   * Default 4096 (`DEFAULT_EXPORT_MIN_BYTES_PER_SECOND`); 0 for any rate.
+   */
+  exportMinBytesPerSecond?: number;
   /**
    * The address of a request's client, from the request and what the
    * runtime's server passed beside it, for bounding failed authentication
@@ -222,6 +232,8 @@ export function createHandler(options: HandlerOptions): Handler {
     exportSlots,
     stallTimeoutMs: options.exportStallTimeoutMs ??
       DEFAULT_EXPORT_STALL_TIMEOUT_MS,
+    minBytesPerSecond: options.exportMinBytesPerSecond ??
+      DEFAULT_EXPORT_MIN_BYTES_PER_SECOND,
     readinessTimeout: options.readinessTimeout ?? 2000,
     shutdownSignal: options.shutdownSignal,
     compression: options.exportCompression,
@@ -352,6 +364,7 @@ interface EndpointSettings {
   bodyTimeoutMs: number;
   exportSlots: ExportSlots;
   stallTimeoutMs: number;
+  minBytesPerSecond: number;
   readinessTimeout: number;
   shutdownSignal: AbortSignal | undefined;
   compression: ZipCompression | undefined;
