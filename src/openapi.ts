@@ -33,9 +33,51 @@ const commonErrors = {
   "401": errorResponse(
     "Missing, malformed or unknown bearer token (`UNAUTHORIZED`)",
   ),
+  "413": errorResponse(
+    "A request body on a route that takes none (`PAYLOAD_TOO_LARGE`); the connection is closed",
+  ),
   "422": validationErrorResponse,
+  "429": {
+    ...errorResponse(
+      "Too many unknown tokens from this client address (`TOO_MANY_FAILED_AUTHENTICATIONS`)",
+    ),
+    headers: { "Retry-After": { $ref: "#/components/headers/RetryAfter" } },
+  },
   "500": errorResponse("Unexpected failure (`INTERNAL_SERVER_ERROR`)"),
 };
+
+/** The hardening headers every answer carries (src/hardening_headers.ts). */
+const PUBLIC_HEADERS = {
+  "X-Content-Type-Options": {
+    $ref: "#/components/headers/XContentTypeOptions",
+  },
+};
+
+/** ...and those of every answer of a route that needs a token. */
+const PRIVATE_HEADERS = {
+  ...PUBLIC_HEADERS,
+  "Cache-Control": { $ref: "#/components/headers/CacheControl" },
+};
+
+/** An OpenAPI response object. */
+interface ResponseObject {
+  description: string;
+  headers?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** Declares `headers` on each of `responses`, beside their own. */
+function withHeaders(
+  headers: Record<string, unknown>,
+  responses: Record<string, ResponseObject>,
+): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...response.headers, ...headers } },
+    ]),
+  );
+}
 
 /** The shape of {@linkcode openApiDocument}. */
 export interface OpenApiDocument {
@@ -47,9 +89,10 @@ export interface OpenApiDocument {
   security: Record<string, string[]>[];
   /** The operations, by path, then by lowercase HTTP method. */
   paths: Record<string, Record<string, unknown>>;
-  /** The security schemes, and the schemas the operations refer to. */
+  /** The security schemes, and the schemas and headers the operations refer to. */
   components: {
     securitySchemes: Record<string, unknown>;
+    headers: Record<string, unknown>;
     schemas: Record<string, unknown>;
   };
 }
@@ -84,7 +127,7 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "The process answers. Touches no store; needs no token. Not in the access log at the default level.",
         security: [],
-        responses: {
+        responses: withHeaders(PUBLIC_HEADERS, {
           "200": {
             description: "The process is up",
             content: {
@@ -93,7 +136,7 @@ export const openApiDocument: OpenApiDocument = {
               },
             },
           },
-        },
+        }),
       },
     },
     "/readyz": {
@@ -103,7 +146,7 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "The store answers a trivial query within a short deadline (2 s by default). Needs no token. Not in the access log at the default level. A store that serves degraded (a read replica down, reads going to the primary) is still ready: `status` is `degraded` and `detail` says why.",
         security: [],
-        responses: {
+        responses: withHeaders(PUBLIC_HEADERS, {
           "200": {
             description: "Ready to serve",
             content: {
@@ -115,7 +158,7 @@ export const openApiDocument: OpenApiDocument = {
           "503": errorResponse(
             "The store did not answer in time (`SERVICE_UNAVAILABLE`)",
           ),
-        },
+        }),
       },
     },
     "/v1/call/message/bulk": {
@@ -132,7 +175,7 @@ export const openApiDocument: OpenApiDocument = {
             },
           },
         },
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "200": {
             description: "The transcripts as one ZIP archive",
             headers: {
@@ -155,7 +198,7 @@ export const openApiDocument: OpenApiDocument = {
             "None of the requested calls has a transcript (`NO_TRANSCRIPTS_FOUND`)",
           ),
           "413": errorResponse("Body over 1 MiB (`PAYLOAD_TOO_LARGE`)"),
-        },
+        }),
       },
     },
     "/v1/call/{call_id}/message": {
@@ -163,7 +206,7 @@ export const openApiDocument: OpenApiDocument = {
         operationId: "listCallMessages",
         summary: "List a call's messages",
         parameters: [uuidPathParam("call_id")],
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "200": {
             description: "The call's messages, in order",
             content: {
@@ -180,7 +223,7 @@ export const openApiDocument: OpenApiDocument = {
             "The role may not read transcripts (`UNAUTHORIZED_ROLE`)",
           ),
           "404": errorResponse("No such call (`CALL_NOT_FOUND`)"),
-        },
+        }),
       },
     },
     "/v1/integration/{integration_id}": {
@@ -190,14 +233,14 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "Permanently deletes the integration with all its tools: an HTTP integration's HTTP tools in cascade, an MCP integration's tool cache cleared.",
         parameters: [uuidPathParam("integration_id")],
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "204": { description: "Deleted" },
           ...commonErrors,
           "403": errorResponse(
             "Missing required permissions to delete integrations (`INTERNAL_SERVER_ERROR`)",
           ),
           "404": errorResponse("No such integration (`INTEGRATION_NOT_FOUND`)"),
-        },
+        }),
       },
     },
     "/v1/workflow/{flow_id}/trigger/test": {
@@ -207,7 +250,7 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "Runs the flow's trigger in test mode, without side effects, and returns the sample events it produces.",
         parameters: [uuidPathParam("flow_id")],
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "200": {
             description: "The sample events",
             content: {
@@ -224,13 +267,27 @@ export const openApiDocument: OpenApiDocument = {
             "The role may not test triggers (`UNAUTHORIZED_ROLE`)",
           ),
           "404": errorResponse("No such flow (`FLOW_NOT_FOUND`)"),
-        },
+        }),
       },
     },
   },
   components: {
     securitySchemes: {
       HTTPBearer: { type: "http", scheme: "bearer" },
+    },
+    headers: {
+      XContentTypeOptions: {
+        description: "Browsers must not guess another type",
+        schema: { type: "string", const: "nosniff" },
+      },
+      CacheControl: {
+        description: "What a token gives access to is never stored",
+        schema: { type: "string", const: "no-store" },
+      },
+      RetryAfter: {
+        description: "Seconds to wait before trying again",
+        schema: { type: "integer", minimum: 1 },
+      },
     },
     schemas: {
       BulkTranscriptRequest: {

@@ -12,6 +12,7 @@ import { describe, it } from "node:test";
 import { createMockServer } from "../mock/mock_server.ts";
 import worker from "../server/worker.ts";
 import type { Handler } from "../src/handler.ts";
+import { openApiDocument } from "../src/openapi.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { DEMO, demoHandler, demoServer } from "./support/demo_handler.ts";
 
@@ -171,4 +172,36 @@ describe("over HTTP on this runtime's server", () => {
       await check(overHttp, name, request(), PRIVATE.some(([n]) => n === name));
     });
   }
+});
+
+describe("the OpenAPI document", () => {
+  it("declares the hardening headers, 413 and 429 on every operation", () => {
+    const { paths, components } = openApiDocument;
+    assert.ok(components.headers.XContentTypeOptions);
+    for (const [path, operations] of Object.entries(paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const { security, responses } = operation as {
+          security?: unknown[];
+          responses: Record<string, { headers?: Record<string, unknown> }>;
+        };
+        const needsToken = security === undefined;
+        for (const [status, response] of Object.entries(responses)) {
+          const where = `${method} ${path} ${status}`;
+          assert.ok(response.headers?.["X-Content-Type-Options"], where);
+          assert.equal(
+            response.headers?.["Cache-Control"] !== undefined,
+            needsToken,
+            where,
+          );
+        }
+        if (needsToken) {
+          assert.ok(responses["413"], `${method} ${path} 413`);
+          assert.ok(
+            responses["429"]?.headers?.["Retry-After"],
+            `${method} ${path} 429`,
+          );
+        }
+      }
+    }
+  });
 });
