@@ -81,7 +81,7 @@ export function isLoopbackHost(host: string): boolean {
  */
 function hostName(host: string): string | undefined {
   const match = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(host.trim());
-  return match?.[1]!.toLowerCase().replace(/\.$/, "");
+  return match?.[1]?.toLowerCase().replace(/\.$/, "");
 }
 
 /**
