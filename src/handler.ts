@@ -8,7 +8,7 @@ import { FailedAuthLimiter } from "./failed_auth.ts";
 import {
   BODY_TIMEOUT_MS,
   ClientGoneError,
-  hasUnreadBody,
+  leavesLargeBody,
   MAX_BODY_BYTES,
   refuseLargeBody,
 } from "./request_body.ts";
@@ -291,9 +291,12 @@ export function createHandler(options: HandlerOptions): Handler {
         logInfo(requestId, `client went away: ${error.detail}`);
       }
       if (facts !== undefined) facts.errorCode = errorCodeOf(error);
-      // A body left unread (a 401 before it, a 404): the connection closes
-      // after the answer rather than the server reading the rest.
-      if (hasUnreadBody(request)) headers = { ...headers, connection: "close" };
+      // A large body left unread (a 413 or a 401 before it, a 404): the
+      // connection closes after the answer rather than the server reading
+      // the rest.
+      if (leavesLargeBody(request)) {
+        headers = { ...headers, connection: "close" };
+      }
       return errorResponse(error, requestId, headers, logError);
     }
   };

@@ -103,10 +103,13 @@ export async function readBody(
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
   const { limit = MAX_BODY_BYTES, timeoutMs = BODY_TIMEOUT_MS } = options;
-  const tooLarge = () => payloadTooLarge(limit, options.tooLargeMessage);
-  if (declaredLength(request) > limit) throw tooLarge();
+  const message = options.tooLargeMessage;
+  if (declaredLength(request) > limit) {
+    throw payloadTooLarge(limit, { message });
+  }
   const { bytes, truncated } = await readBodyStart(request, limit, timeoutMs);
-  if (truncated) throw tooLarge();
+  // Read in part, the rest of unknown size: the connection goes.
+  if (truncated) throw payloadTooLarge(limit, { message, closing: true });
   return bytes;
 }
 
@@ -122,8 +125,8 @@ export async function readBody(
  * @param limit The largest body the route takes, in bytes; 0 for none.
  * @param timeoutMs How long the first byte of a body of unknown length may
  * take, for a route that takes none. Default {@linkcode BODY_TIMEOUT_MS}.
- * @throws {HttpError} 413 `PAYLOAD_TOO_LARGE`, asking to close the
- * connection (see {@linkcode payloadTooLarge}).
+ * @throws {HttpError} 413 `PAYLOAD_TOO_LARGE` (see
+ * {@linkcode payloadTooLarge}).
  * @throws {ClientGoneError} when a body of unknown length, for a route that
  * takes none, breaks off or does not arrive in time.
  *
@@ -150,46 +153,60 @@ export async function refuseLargeBody(
   if (limit > 0 || request.headers.has("content-length")) return;
   if (request.body !== null) {
     const { truncated } = await readBodyStart(request, 0, timeoutMs);
-    if (truncated) throw payloadTooLarge(0);
+    if (truncated) throw payloadTooLarge(0, { closing: true });
   } else if (request.headers.has("transfer-encoding")) {
-    throw payloadTooLarge(0);
+    throw payloadTooLarge(0, { closing: true });
   }
 }
 
 /**
- * Whether a request came with a body that nobody read (declared by
- * `Content-Length` or `Transfer-Encoding`): an answer to it asks to close
- * the connection, or the server would read the rest, whatever its size,
- * before the next request.
+ * The most of a body left unread that the server may read to its end after
+ * the answer, to keep the connection: 64 KiB, what a client sends with a
+ * request that is refused before its body is read (a JSON body with an
+ * expired token), and what costs the server less than a new connection.
+ */
+export const DRAINED_BODY_BYTES = 64 * 1024;
+
+/**
+ * Whether a request came with a body that nobody read and that is larger
+ * than {@linkcode DRAINED_BODY_BYTES}, or of unknown length (chunked): an
+ * answer to it asks to close the connection, or the server would read the
+ * rest, whatever its size, before the next request.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { hasUnreadBody } from "./request_body.ts";
+ * import { leavesLargeBody } from "./request_body.ts";
  *
- * const request = new Request("http://x/", { method: "POST", body: "{}" });
- * assert.equal(hasUnreadBody(request), true);
- * await request.text();
- * assert.equal(hasUnreadBody(request), false);
- * assert.equal(hasUnreadBody(new Request("http://x/")), false);
+ * const declared = (length: number) =>
+ *   new Request("http://x/", { headers: { "content-length": `${length}` } });
+ * assert.equal(leavesLargeBody(declared(20_000_000)), true);
+ * assert.equal(leavesLargeBody(declared(100)), false);
+ * const streamed = new Request("http://x/", { method: "POST", body: "{}" });
+ * assert.equal(leavesLargeBody(streamed), true); // of unknown length
+ * await streamed.text();
+ * assert.equal(leavesLargeBody(streamed), false); // read
  * ```
  */
-export function hasUnreadBody(request: Request): boolean {
+export function leavesLargeBody(request: Request): boolean {
   if (request.bodyUsed) return false;
-  return declaredLength(request) > 0 ||
-    request.headers.has("transfer-encoding") ||
-    // A runtime that strips both headers but hands the body over.
-    (request.body !== null && !request.headers.has("content-length"));
+  if (request.headers.has("content-length")) {
+    return declaredLength(request) > DRAINED_BODY_BYTES;
+  }
+  return request.headers.has("transfer-encoding") || request.body !== null;
 }
 
 /**
- * The 413 `PAYLOAD_TOO_LARGE` of a body over `limit`, with
- * `Connection: close`: the rest of the body is left unread, and the server
- * closes the connection once the answer is sent rather than read it.
+ * The 413 `PAYLOAD_TOO_LARGE` of a body over `limit`. With `closing`, for a
+ * body read in part whose rest is of unknown size, it says
+ * `Connection: close`: the server closes the connection once the answer is
+ * sent rather than read the rest. (The handler says so itself for a body
+ * left unread that is large; see {@linkcode leavesLargeBody}.)
  *
  * @param limit The limit, in bytes.
- * @param message The message. Default: `Request body is larger than
- * <limit> bytes`, or for 0 `This route takes no request body`.
+ * @param options The message (default: `Request body is larger than
+ * <limit> bytes`, or for 0 `This route takes no request body`), and whether
+ * to close.
  * @returns The error.
  *
  * @example
@@ -197,20 +214,23 @@ export function hasUnreadBody(request: Request): boolean {
  * import assert from "node:assert/strict";
  * import { payloadTooLarge } from "./request_body.ts";
  *
- * const response = payloadTooLarge(0).toResponse();
+ * const response = payloadTooLarge(0, { closing: true }).toResponse();
  * assert.equal(response.status, 413);
  * assert.equal(response.headers.get("connection"), "close");
  * ```
  */
-export function payloadTooLarge(limit: number, message?: string): HttpError {
+export function payloadTooLarge(
+  limit: number,
+  options: { message?: string | undefined; closing?: boolean } = {},
+): HttpError {
   return new HttpError(
     413,
     "PAYLOAD_TOO_LARGE",
-    message ??
+    options.message ??
       (limit === 0
         ? "This route takes no request body"
         : `Request body is larger than ${limit} bytes`),
-    { headers: { connection: "close" } },
+    options.closing ? { headers: { connection: "close" } } : {},
   );
 }
 

@@ -35,21 +35,32 @@ function headersFor(token: string | undefined): Record<string, string> {
 
 describe("the handler refuses a body over the route's limit", () => {
   for (const [method, path, token, limit] of ROUTES) {
-    it(`${method} ${path}: a declared ${limit + 1}-byte body is 413, closing`, async () => {
-      const handler = await demoHandler();
-      const response = await handler(
-        new Request(`http://x${path}`, {
-          method,
-          headers: {
-            ...headersFor(token),
-            "content-length": String(limit + 1),
-          },
-        }),
+    for (const size of [limit + 1, 20 * MB]) {
+      const closing = size > 64 * 1024;
+      it(
+        `${method} ${path}: a declared ${size}-byte body is 413${
+          closing ? ", closing" : ""
+        }`,
+        async () => {
+          const handler = await demoHandler();
+          const response = await handler(
+            new Request(`http://x${path}`, {
+              method,
+              headers: { ...headersFor(token), "content-length": String(size) },
+            }),
+          );
+          assert.equal(response.status, 413);
+          assert.equal(
+            (await response.json()).error_code,
+            "PAYLOAD_TOO_LARGE",
+          );
+          assert.equal(
+            response.headers.get("connection"),
+            closing ? "close" : null,
+          );
+        },
       );
-      assert.equal(response.status, 413);
-      assert.equal((await response.json()).error_code, "PAYLOAD_TOO_LARGE");
-      assert.equal(response.headers.get("connection"), "close");
-    });
+    }
   }
 
   for (const [method, path, token, limit] of ROUTES) {
@@ -103,7 +114,7 @@ describe("the handler refuses a body over the route's limit", () => {
     }
   });
 
-  it("an error before the body is read (401) asks to close the connection", async () => {
+  it("an error before a body of unknown length is read (401) asks to close", async () => {
     const handler = await demoHandler();
     const response = await handler(
       new Request("http://x/v1/call/message/bulk", {
@@ -223,6 +234,17 @@ describe("over HTTP on this runtime's server, 20 MB bodies", () => {
       });
     }
   }
+
+  it("a 401 to an export with a small body keeps the connection, its JSON whole", async () => {
+    const response = await fetch(`${running().url}/v1/call/message/bulk`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ call_ids: [CALL] }),
+    });
+    assert.equal(response.status, 401);
+    assert.equal(response.headers.get("connection") === "close", false);
+    assert.equal((await response.json()).error_code, "UNAUTHORIZED");
+  });
 
   it("a 401 before the export's body is read closes too", async () => {
     const sent = await sendLarge(
