@@ -119,7 +119,10 @@ describe("the handler refuses a body over the route's limit", () => {
     const response = await handler(
       new Request("http://x/v1/call/message/bulk", {
         method: "POST",
-        headers: { "content-type": "application/json" },
+        headers: {
+          "content-type": "application/json",
+          "transfer-encoding": "chunked",
+        },
         body: JSON.stringify({ call_ids: [CALL] }),
       }),
     );
