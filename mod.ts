@@ -24,7 +24,16 @@ export {
   type ExportRefusal,
   ExportSlots,
 } from "./src/operations/export_slots.ts";
-export { ExportStalledError } from "./src/body_watch.ts";
+export {
+  DEFAULT_EXPORT_MIN_BYTES_PER_SECOND,
+  ExportStalledError,
+} from "./src/body_watch.ts";
+export {
+  DEFAULT_AUTH_FAILURE_LIMIT,
+  DEFAULT_AUTH_FAILURE_WINDOW_MS,
+  FailedAuthLimiter,
+  type FailedAuthOptions,
+} from "./src/failed_auth.ts";
 export type {
   GzipCompressor,
   GzipPair,

@@ -15,6 +15,7 @@ import { RequestValidationError } from "../src/validation/mod.ts";
  * response; anything else it throws goes on.
  *
  * @param handler A handler that throws its error answers.
+ * @param headers More headers to send with each error answer.
  * @returns The handler that answers them.
  *
  * @example
@@ -31,12 +32,15 @@ import { RequestValidationError } from "../src/validation/mod.ts";
  * assert.equal((await response.json()).error_code, "FAULT_NOT_FOUND");
  * ```
  */
-export function answerErrors(handler: Handler): Handler {
+export function answerErrors(
+  handler: Handler,
+  headers?: Readonly<Record<string, string>>,
+): Handler {
   return async (request) => {
     try {
       return await handler(request);
     } catch (error) {
-      return errorAnswer(error);
+      return errorAnswer(error, headers);
     }
   };
 }

@@ -8,6 +8,7 @@
 import { FixturesError, type FixturesInput } from "../src/store/fixtures.ts";
 import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http_error.ts";
+import { PRIVATE_HEADERS } from "../src/hardening_headers.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
 import { CONTROL_PREFIX, isControlRequest } from "./guard.ts";
@@ -83,7 +84,7 @@ export function withControlApi(
       pathnameOf(request.url),
     );
     return await target(request, params);
-  });
+  }, PRIVATE_HEADERS);
   return (request) => {
     if (!isControlRequest(request)) return state.handler(request);
     // A GET route answers HEAD too: the GET's status and headers, no body.
@@ -109,7 +110,9 @@ function controlRoutes(
     pattern: `${CONTROL_PREFIX}${path}`,
     target,
   });
-  const noContent = () => new Response(null, { status: 204 });
+  // The state holds tokens: nothing the control API answers may be stored.
+  const headers = PRIVATE_HEADERS;
+  const noContent = () => new Response(null, { status: 204, headers });
   return [
     route("POST", "reset", async (request) => {
       await readJson(request, 1024, "BAD_REQUEST");
@@ -130,17 +133,32 @@ function controlRoutes(
       }
       return noContent();
     }),
-    route("GET", "state", async () => Response.json(await state.snapshot())),
-    route("GET", "requests", () => Response.json({ requests: state.requests })),
+    route(
+      "GET",
+      "state",
+      async () => Response.json(await state.snapshot(), { headers }),
+    ),
+    route(
+      "GET",
+      "requests",
+      () => Response.json({ requests: state.requests }, { headers }),
+    ),
     route("DELETE", "requests", () => {
       state.clearRequests();
       return noContent();
     }),
-    route("GET", "faults", () => Response.json({ faults: state.faults })),
+    route(
+      "GET",
+      "faults",
+      () => Response.json({ faults: state.faults }, { headers }),
+    ),
     route("POST", "faults", async (request) => {
       const rule = await readJson(request, FAULT_LIMIT, "INVALID_FAULT");
       try {
-        return Response.json(state.inject(rule as FaultRule), { status: 201 });
+        return Response.json(state.inject(rule as FaultRule), {
+          status: 201,
+          headers,
+        });
       } catch (error) {
         if (!(error instanceof FaultRuleError)) throw error;
         throw new HttpError(400, "INVALID_FAULT", error.message);
@@ -150,7 +168,11 @@ function controlRoutes(
       state.clearFaults();
       return noContent();
     }),
-    route("GET", "openapi.json", () => Response.json(controlOpenApiDocument)),
+    route(
+      "GET",
+      "openapi.json",
+      () => Response.json(controlOpenApiDocument, { headers }),
+    ),
     route("DELETE", "faults/{id}", (_, { id }) => {
       if (!state.clearFaults(id)) {
         throw new HttpError(404, "FAULT_NOT_FOUND", `No fault ${id}`);

@@ -6,6 +6,7 @@
  * @module
  */
 import type { Handler } from "../src/handler.ts";
+import { PUBLIC_HEADERS } from "../src/hardening_headers.ts";
 import { openApiDocument } from "../src/openapi.ts";
 import { pathnameOf, Router } from "../src/router.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
@@ -186,7 +187,10 @@ export function withCors(
       ? methodsAt(pathnameOf(request.url))
       : [];
     if (methods.length > 0) {
-      const headers = new Headers(originHeaders(request));
+      const headers = new Headers({
+        ...PUBLIC_HEADERS,
+        ...originHeaders(request),
+      });
       headers.set("access-control-allow-methods", methods.join(", "));
       const requested = request.headers.get("access-control-request-headers");
       if (requested !== null) {

@@ -1,11 +1,13 @@
 /**
- * What keeps a mock on a developer's laptop safe from the web pages its
- * browser opens: the `Host` must be a loopback name (against DNS
- * rebinding), and the control API refuses foreign origins.
+ * What keeps a mock safe from the web pages a browser opens, wherever it
+ * listens: the `Host` must be a name the mock answers to (against DNS
+ * rebinding; on the control API always, even when the mock is bound to
+ * every interface), and the control API refuses foreign origins.
  *
  * @module
  */
 import type { Handler } from "../src/handler.ts";
+import { PUBLIC_HEADERS } from "../src/hardening_headers.ts";
 import { HttpError } from "../src/http_error.ts";
 import { answerErrors } from "./answer_errors.ts";
 import { pathnameOf } from "../src/router.ts";
@@ -33,8 +35,17 @@ export function isControlRequest(request: Request): boolean {
 /** Options of {@linkcode withGuard}. */
 export interface GuardOptions {
   /**
-   * Accept any `Host`, for a mock bound to a non-loopback address on purpose
-   * (the `mock` command's `--host`). Default: loopback names only.
+   * Host names (no port) the mock answers to beside the loopback names: the
+   * address it is bound to, and the names it is reached by (a container's
+   * service name, e.g. `mock`; the `mock` command's `--allowed-host`). The
+   * control API answers these and loopback names only, whatever the mock is
+   * bound to. Default: none.
+   */
+  allowedHosts?: readonly string[];
+  /**
+   * Let the mocked API (never the control API) answer any `Host`, for a mock
+   * bound to a non-loopback address on purpose (the `mock` command's
+   * `--host`). Default: loopback names and `allowedHosts` only.
    */
   allowAnyHost?: boolean;
 }
@@ -58,20 +69,60 @@ export interface GuardOptions {
  * ```
  */
 export function isLoopbackHost(host: string): boolean {
-  const match = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(host.trim());
-  if (match === null) return false;
-  const name = match[1]!.toLowerCase().replace(/\.$/, "");
+  const name = hostName(host);
+  if (name === undefined) return false;
   return name === "localhost" || name.endsWith(".localhost") ||
     name === "[::1]" || /^127(\.\d{1,3}){3}$/.test(name);
 }
 
 /**
- * Whether an `Origin` may use the control API: the mock's own origin, or a
- * page served from the local machine (any port, `http` or `https`). `null`
- * (sandboxed frames, `file:` pages) and every other site are foreign.
+ * The name of a `Host` value, lowercase, without its port or final dot
+ * (`[::1]` keeps its brackets); `undefined` when it is no host.
+ */
+function hostName(host: string): string | undefined {
+  const match = /^(\[[^\]]*\]|[^:]*)(?::\d{1,5})?$/.exec(host.trim());
+  return match?.[1]?.toLowerCase().replace(/\.$/, "");
+}
+
+/**
+ * Whether a `Host` value is one the mock answers to: a loopback name (see
+ * {@linkcode isLoopbackHost}) or one of `allowedHosts`, with or without a
+ * port.
+ *
+ * @param host The `Host` header's value.
+ * @param allowedHosts Names allowed beside the loopback ones.
+ * @returns Whether it is allowed.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { isAllowedHost } from "./guard.ts";
+ *
+ * assert.ok(isAllowedHost("mock:4010", ["mock"]));
+ * assert.ok(isAllowedHost("localhost:4010", []));
+ * assert.ok(!isAllowedHost("evil.example:4010", ["mock"]));
+ * ```
+ */
+export function isAllowedHost(
+  host: string,
+  allowedHosts: readonly string[] = [],
+): boolean {
+  if (isLoopbackHost(host)) return true;
+  const name = hostName(host);
+  return name !== undefined && name !== "" &&
+    allowedHosts.some((allowed) => hostName(allowed) === name);
+}
+
+/**
+ * Whether an `Origin` may use the control API: a page served from a name the
+ * mock answers to (see {@linkcode isAllowedHost}: a loopback name or one of
+ * `allowedHosts`, any port, `http` or `https`), which includes the mock's
+ * own origin. `null` (sandboxed frames, `file:` pages) and every other site
+ * are foreign: the request's own URL is not trusted, since under DNS
+ * rebinding a foreign page's origin is the URL it sends to.
  *
  * @param origin The `Origin` header's value.
- * @param requestUrl The request's URL (its origin is the mock's).
+ * @param allowedHosts Names allowed beside the loopback ones.
  * @returns Whether the origin is allowed.
  *
  * @example
@@ -79,13 +130,16 @@ export function isLoopbackHost(host: string): boolean {
  * import assert from "node:assert/strict";
  * import { isAllowedOrigin } from "./guard.ts";
  *
- * const url = new URL("http://127.0.0.1:4010/__mock/reset");
- * assert.ok(isAllowedOrigin("http://localhost:5173", url));
- * assert.ok(!isAllowedOrigin("http://evil.example", url));
- * assert.ok(!isAllowedOrigin("null", url));
+ * assert.ok(isAllowedOrigin("http://localhost:5173"));
+ * assert.ok(isAllowedOrigin("http://mock:4010", ["mock"]));
+ * assert.ok(!isAllowedOrigin("http://evil.example"));
+ * assert.ok(!isAllowedOrigin("null"));
  * ```
  */
-export function isAllowedOrigin(origin: string, requestUrl: URL): boolean {
+export function isAllowedOrigin(
+  origin: string,
+  allowedHosts: readonly string[] = [],
+): boolean {
   let parsed: URL;
   try {
     parsed = new URL(origin);
@@ -93,19 +147,22 @@ export function isAllowedOrigin(origin: string, requestUrl: URL): boolean {
     return false;
   }
   if (parsed.origin === "null" || parsed.origin !== origin) return false;
-  if (parsed.origin === requestUrl.origin) return true;
   return (parsed.protocol === "http:" || parsed.protocol === "https:") &&
-    isLoopbackHost(parsed.host);
+    isAllowedHost(parsed.host, allowedHosts);
 }
 
 /**
- * Wraps the standalone mock's handler: a `Host` that is not a loopback name
- * gets 403 `INVALID_HOST` (unless `allowAnyHost`), and a `/__mock/` request
- * (preflight included) from a foreign `Origin` gets 403 `FORBIDDEN_ORIGIN`
- * with no CORS headers, so the page cannot even read the refusal.
+ * Wraps the standalone mock's handler against DNS rebinding and foreign
+ * pages. A `Host` the mock does not answer to (see {@linkcode isAllowedHost})
+ * gets 403 `INVALID_HOST`: always on the control API, and on the mocked API
+ * too unless `allowAnyHost`. A `/__mock/` request (preflight included) from
+ * a foreign `Origin` (see {@linkcode isAllowedOrigin}) gets 403
+ * `FORBIDDEN_ORIGIN` with no CORS headers, so the page cannot even read the
+ * refusal. Every refusal carries `X-Content-Type-Options: nosniff`.
  *
  * @param handler The handler to guard.
- * @param options Whether any `Host` is accepted.
+ * @param options The names answered beside the loopback ones, and whether
+ * the mocked API answers any `Host`.
  * @returns The guarded handler.
  *
  * @example
@@ -113,45 +170,47 @@ export function isAllowedOrigin(origin: string, requestUrl: URL): boolean {
  * import assert from "node:assert/strict";
  * import { withGuard } from "./guard.ts";
  *
- * const handler = withGuard(() => Promise.resolve(new Response(null, { status: 204 })));
- * const response = await handler(
- *   new Request("http://127.0.0.1:4010/__mock/reset", {
- *     method: "POST",
- *     headers: { origin: "http://evil.example" },
- *   }),
+ * const handler = withGuard(
+ *   () => Promise.resolve(new Response(null, { status: 204 })),
+ *   { allowAnyHost: true },
  * );
- * assert.equal(response.status, 403);
+ * const rebound = await handler(
+ *   new Request("http://evil.example:4010/__mock/reset", { method: "POST" }),
+ * );
+ * assert.equal(rebound.status, 403);
+ * const api = await handler(new Request("http://evil.example:4010/healthz"));
+ * assert.equal(api.status, 204);
  * ```
  */
 export function withGuard(
   handler: Handler,
   options: GuardOptions = {},
 ): Handler {
-  // The last Host found to be a loopback name: clients send the same one.
-  let loopbackHost: string | undefined;
+  const { allowedHosts = [], allowAnyHost = false } = options;
+  // The last Host found allowed: clients send the same one.
+  let allowedHost: string | undefined;
   return answerErrors((request) => {
     const host = request.headers.get("host") ?? new URL(request.url).host;
-    if (
-      !options.allowAnyHost && host !== loopbackHost && !isLoopbackHost(host)
-    ) {
+    const control = isControlRequest(request);
+    if (host === allowedHost || isAllowedHost(host, allowedHosts)) {
+      allowedHost = host;
+    } else if (control || !allowAnyHost) {
       throw new HttpError(
         403,
         "INVALID_HOST",
-        `Host "${host}" is not a loopback name: use localhost, 127.0.0.1 or [::1], or start the mock with --host to serve other names`,
+        `Host "${host}" is not a name this mock answers to: use localhost, 127.0.0.1 or [::1], or start the mock with --allowed-host <name>`,
       );
     }
-    loopbackHost = host;
     const origin = request.headers.get("origin");
     if (
-      origin !== null && isControlRequest(request) &&
-      !isAllowedOrigin(origin, new URL(request.url))
+      origin !== null && control && !isAllowedOrigin(origin, allowedHosts)
     ) {
       throw new HttpError(
         403,
         "FORBIDDEN_ORIGIN",
-        `The control API refuses requests from origin ${origin}: only the mock's own origin and pages on localhost may use it`,
+        `The control API refuses requests from origin ${origin}: only pages on localhost or on a name given with --allowed-host may use it`,
       );
     }
     return handler(request);
-  });
+  }, PUBLIC_HEADERS);
 }

@@ -47,10 +47,12 @@ export interface MockServer extends MockState {
  * under `/__mock/` control the state (see `GET /__mock/openapi.json`); every
  * other request goes to the real API handler. API responses allow any
  * origin; the control API only the mock's own origin and pages on localhost;
- * a `Host` that is not a loopback name is refused unless `allowAnyHost`.
+ * a `Host` the mock does not answer to (a loopback name, or one of
+ * `allowedHosts`) is refused, by the API too unless `allowAnyHost`.
  *
  * @param options Fixtures, clock, error logger, journal size, fixtures size
- * limit, and whether any `Host` is accepted.
+ * limit, the names answered beside the loopback ones, and whether the API
+ * answers any `Host`.
  * @returns The handler and the state's helpers.
  * @throws {FixturesError} when the fixtures break the format.
  *

@@ -33,7 +33,12 @@ export {
 } from "./control_api.ts";
 export { controlOpenApiDocument } from "./control_openapi.ts";
 export { type Fault, type FaultRule, FaultRuleError } from "./faults.ts";
-export { type GuardOptions, isAllowedOrigin, isLoopbackHost } from "./guard.ts";
+export {
+  type GuardOptions,
+  isAllowedHost,
+  isAllowedOrigin,
+  isLoopbackHost,
+} from "./guard.ts";
 export {
   DEFAULT_JOURNAL_BODY_LIMIT,
   DEFAULT_JOURNAL_LIMIT,

@@ -8,9 +8,11 @@
  * @module
  */
 import { createAccessLog } from "../src/access_log.ts";
+import { FailedAuthLimiter } from "../src/failed_auth.ts";
+import { clientAddressOf } from "./_adapter/client_address.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import type { Fixtures } from "../src/store/fixtures.ts";
-import { readFixturesFile } from "./_fixtures_file.ts";
+import { readFixturesFile, requireLongTokens } from "./_fixtures_file.ts";
 import { batchedLines } from "./_log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { exportCompression } from "./_export_compression.ts";
@@ -64,7 +66,11 @@ export async function openServerApp(
   settings: ServerSettings,
 ): Promise<ServerApp> {
   const storeKind = settings.databaseUrl === undefined ? "memory" : "postgres";
-  const start = await loadStartFixtures(settings.fixturesPath, storeKind);
+  const start = await loadStartFixtures(
+    settings.fixturesPath,
+    storeKind,
+    settings.allowShortTokens,
+  );
   const { fixtures } = start;
   // First: the store's and the handler's instruments come from its providers.
   const telemetry = await startTelemetry(settings.telemetry);
@@ -92,6 +98,12 @@ export async function openServerApp(
     telemetry: telemetry !== undefined,
     maxExportsPerProject: settings.maxExportsPerProject,
     exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    exportMinBytesPerSecond: settings.exportMinRate,
+    clientAddress: clientAddressOf(settings.trustProxy),
+    failedAuthLimiter: new FailedAuthLimiter({
+      limit: settings.authFailureLimit,
+      windowMs: settings.authFailureWindow * 1000,
+    }),
     shutdownSignal: shutdown.signal,
     exportCompression: compression.compression,
     ...(settings.logLevel === "off" ? {} : {
@@ -125,8 +137,11 @@ export async function openServerApp(
  *
  * @param fixturesSetting The `FIXTURES` setting, if set.
  * @param storeKind The store being seeded.
+ * @param allowShortTokens Whether a file may put tokens shorter than
+ * `MIN_TOKEN_LENGTH` into a database (`ALLOW_SHORT_TOKENS`, for tests).
  * @returns The choice, with the fixtures read (none for `none`).
- * @throws {FixturesError} for a file that cannot be read or breaks the format.
+ * @throws {FixturesError} for a file that cannot be read or breaks the
+ * format, or that would put a short token into a database.
  *
  * @example
  * ```ts
@@ -141,6 +156,7 @@ export async function openServerApp(
 export async function loadStartFixtures(
   fixturesSetting: string | undefined,
   storeKind: "postgres" | "memory",
+  allowShortTokens = false,
 ): Promise<StartFixtures & { fixtures: Fixtures | undefined }> {
   const start = startFixtures(fixturesSetting, storeKind);
   if (start.warning !== undefined) console.warn(start.warning);
@@ -149,6 +165,12 @@ export async function loadStartFixtures(
     : start.source === "demo"
     ? demoFixtures
     : undefined;
+  // The demo data, asked for by name, is public whatever its length.
+  if (
+    start.source === "file" && storeKind === "postgres" && !allowShortTokens
+  ) {
+    requireLongTokens(fixtures!);
+  }
   return { ...start, fixtures };
 }
 

@@ -29,7 +29,10 @@ on start), then seeds it when --fixtures says so. Safe to run again and from sev
 
 Options:
   --fixtures <file>  Fixtures file to seed from after migrating, or demo for
-                     the demo data (FIXTURES; default: nothing is seeded)
+                     the demo data (FIXTURES; default: nothing is seeded).
+                     Its tokens need at least 32 characters
+  --allow-short-tokens
+                     Seed shorter tokens too, for tests (ALLOW_SHORT_TOKENS=1)
   -V, --version      Print the package's version
   -h, --help         Show this help
 
@@ -44,7 +47,10 @@ connection to the same database, past a pooler).`;
  */
 export const migrateCommand: Command = {
   usage: MIGRATE_USAGE,
-  options: { fixtures: { type: "string" } },
+  options: {
+    fixtures: { type: "string" },
+    "allow-short-tokens": { type: "boolean", default: false },
+  },
   async run(values) {
     try {
       const settings = readServerSettings(process.env);
@@ -55,7 +61,11 @@ export const migrateCommand: Command = {
       const fixturesSetting = values.fixtures as string | undefined ??
         settings.fixturesPath;
       // Read before connecting: a bad file changes nothing.
-      const start = await loadStartFixtures(fixturesSetting, "postgres");
+      const start = await loadStartFixtures(
+        fixturesSetting,
+        "postgres",
+        settings.allowShortTokens || values["allow-short-tokens"] === true,
+      );
       const sql = connectPostgres(url, { max: 1 });
       try {
         const applied = await migrate(sql);

@@ -12,7 +12,8 @@
  * fixtures (the built-in demo set when none are given), with permissive CORS
  * and the control API under `/__mock/` (reset, fixtures, state, request
  * journal, faults; described at `/__mock/openapi.json`). It prints its
- * address and tokens at start, with `--verbose` one line per request; stops
+ * address and how many tokens it loaded at start (the demo tokens
+ * themselves, which are public), with `--verbose` one line per request; stops
  * on SIGINT and SIGTERM.
  *
  * @module
@@ -24,7 +25,7 @@ import { isDroppedConnection } from "../mock/drop_connection.ts";
 import { isLoopbackHost } from "../mock/guard.ts";
 import { DEFAULT_JOURNAL_LIMIT } from "../mock/journal.ts";
 import { createMockServer } from "../mock/mock_server.ts";
-import { describeTokens } from "./_fixtures_file.ts";
+import { announceTokens } from "./_fixtures_file.ts";
 import { runtimeName, serve } from "./_serve.ts";
 import { type Command, optionValue } from "./_command_line.ts";
 import { parsePort, parsePositiveInteger } from "./_settings.ts";
@@ -40,7 +41,11 @@ Serves a mock of the API: the real handler over an in-memory store.
 Options:
   --port <n>             Port to listen on (default 4010; 0 picks a free one)
   --host <name>          Interface to listen on (default 127.0.0.1). Another
-                         than a loopback address also lifts the Host check
+                         than a loopback address lets the API (not the
+                         control API) answer any Host
+  --allowed-host <name>  A name the control API answers to beside localhost
+                         and the bound address (repeatable), e.g. a
+                         container's service name
   --fixtures <file>      Fixtures file to seed from (default, or demo: the
                          demo data)
   --journal-limit <n>    Requests the journal keeps (default ${DEFAULT_JOURNAL_LIMIT})
@@ -69,6 +74,7 @@ interface Settings {
   port: number;
   hostname: string;
   fixturesPath: string | undefined;
+  allowedHosts: string[];
   verbose: boolean;
   docs: boolean;
   journalLimit: number;
@@ -80,6 +86,7 @@ function mockSettings(values: Record<string, unknown>): Settings {
     port: parsePort(values.port as string, "--port")!,
     hostname: values.host as string,
     fixturesPath: values.fixtures as string | undefined,
+    allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [],
     verbose: values.verbose === true,
     docs: values["no-docs"] !== true,
     journalLimit: parsePositiveInteger(
@@ -92,6 +99,9 @@ function mockSettings(values: Record<string, unknown>): Settings {
     ),
   }));
 }
+
+/** Addresses that bind every interface: no name a client sends. */
+const WILDCARD_ADDRESSES: ReadonlySet<string> = new Set(["0.0.0.0", "::"]);
 
 function isAddressInUse(error: unknown): boolean {
   const { code, name, message } = (error ?? {}) as {
@@ -112,8 +122,15 @@ async function serveMock(settings: Settings): Promise<number> {
       fixtures: (await loadStartFixtures(fixturesPath, "memory")).fixtures!,
       journalLimit: settings.journalLimit,
       fixturesLimit: settings.fixturesLimit,
-      // Bound to another interface on purpose: other names reach it.
+      // Bound to another interface on purpose: the API answers other
+      // names; the control API only its own and those it was told.
       allowAnyHost: !isLoopbackHost(hostname) && hostname !== "::1",
+      allowedHosts: [
+        ...(WILDCARD_ADDRESSES.has(hostname)
+          ? []
+          : [hostname.includes(":") ? `[${hostname}]` : hostname]),
+        ...settings.allowedHosts,
+      ],
     });
   } catch (error) {
     if (!(error instanceof FixturesError)) throw error;
@@ -143,11 +160,7 @@ async function serveMock(settings: Settings): Promise<number> {
     if (pathname === "/__mock/reset") {
       console.log("Reset: back to the fixtures");
     } else if (pathname === "/__mock/fixtures") {
-      console.log(
-        `Fixtures replaced. Tokens (token, role, project):\n${
-          describeTokens(mock.fixtures)
-        }`,
-      );
+      console.log(`Fixtures replaced. ${announceTokens(mock.fixtures)}`);
     }
     return response;
   };
@@ -165,15 +178,18 @@ async function serveMock(settings: Settings): Promise<number> {
 
   const source = startFixtures(fixturesPath, "memory").description;
   const tokens = mock.fixtures.tokens.length > 0
-    ? describeTokens(mock.fixtures)
-    : "  (none: add some to the fixtures' tokens list)";
+    ? announceTokens(mock.fixtures)
+    : "Tokens: none (add some to the fixtures' tokens list)";
   console.log(
     [
       `Mock API listening on ${server.url} (${runtimeName()}, ${source})`,
-      `Tokens (token, role, project):`,
       tokens,
       `Control API: ${server.url}/__mock/ (reset, fixtures, state, requests, faults; see ${server.url}/__mock/openapi.json)`,
-      `CORS: any origin for the API; the control API only for pages on localhost. Stop with Ctrl+C.`,
+      `CORS: any origin for the API; the control API only for pages on localhost${
+        settings.allowedHosts.length === 0
+          ? ""
+          : ` or ${settings.allowedHosts.join(", ")}`
+      }. Stop with Ctrl+C.`,
     ].join("\n"),
   );
 
@@ -197,6 +213,7 @@ export const mockCommand: Command = {
     port: { type: "string", default: "4010" },
     host: { type: "string", default: "127.0.0.1" },
     fixtures: { type: "string" },
+    "allowed-host": { type: "string", multiple: true },
     "journal-limit": { type: "string", default: `${DEFAULT_JOURNAL_LIMIT}` },
     "fixtures-limit": { type: "string", default: `${DEFAULT_FIXTURES_LIMIT}` },
     verbose: { type: "boolean", short: "v", default: false },

@@ -1,12 +1,13 @@
 /**
  * Running the API as a process: open the app from the settings, listen on
- * the runtime's server, print the address and tokens, write the access log,
+ * the runtime's server, print the address and how many tokens
+ * it loaded (never a token but the public demo ones), write the access log,
  * and stop gracefully on SIGINT or SIGTERM (see `shutDown`). Used by
  * `npm start` (server/main.ts), `callflow-api serve` and `node server/mod.ts`.
  *
  * @module
  */
-import { describeTokens } from "./_fixtures_file.ts";
+import { announceTokens } from "./_fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./_app.ts";
 import type { ServerSettings } from "./_settings.ts";
 import { runtimeName, serve } from "./_serve.ts";
@@ -38,7 +39,7 @@ export async function runServer(settings: ServerSettings): Promise<number> {
 
 /**
  * Serves an app already opened, as {@linkcode runServer} does: listens,
- * prints the address and tokens, and resolves 0 once shut down after SIGINT
+ * prints the address and the token count, and resolves 0 once shut down after SIGINT
  * or SIGTERM.
  *
  * @param app The app (see `openServerApp`); closed on shutdown or failure.
@@ -76,7 +77,7 @@ export async function serveApp(
   console.log(
     app.fixtures === undefined
       ? "Tokens: those the database holds (FIXTURES names a file to seed)"
-      : `Tokens (token, role, project):\n${describeTokens(app.fixtures)}`,
+      : announceTokens(app.fixtures),
   );
   console.log(
     `Health: ${server.url}/healthz, ready: ${server.url}/readyz. Access log: ${settings.logFormat} lines at level ${settings.logLevel} and above.`,

@@ -34,9 +34,12 @@ Options (each overrides its environment variable):
 Environment: DATABASE_URL, DATABASE_DIRECT_URL (migrations and seeding),
 DATABASE_READ_URL (a read replica), DATABASE_POOL_SIZE (default 10),
 MAX_CONCURRENT_EXPORTS (default 16), MAX_EXPORTS_PER_PROJECT (default half),
-EXPORT_STALL_TIMEOUT (seconds, default 60), SHUTDOWN_TIMEOUT (seconds,
+EXPORT_STALL_TIMEOUT (seconds, default 60), EXPORT_MIN_RATE (bytes/s,
+default 4096), SHUTDOWN_TIMEOUT (seconds,
 default 30), LOG_LEVEL (debug, info, warn, error, off; default info),
-LOG_FORMAT (json, pretty; default pretty on a terminal, json otherwise).`;
+LOG_FORMAT (json, pretty; default pretty on a terminal, json otherwise),
+AUTH_FAILURE_LIMIT (default 20), AUTH_FAILURE_WINDOW (seconds, default 60),
+TRUST_PROXY (proxies in front, default 0), ALLOW_SHORT_TOKENS (0, 1).`;
 
 /**
  * `callflow-api serve`: run it with `runCommand(args, serveCommand)`. Exit

@@ -21,6 +21,11 @@ import {
   defaultProjectShare,
 } from "../src/operations/export_slots.ts";
 import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/bulk_download.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "../src/body_watch.ts";
+import {
+  DEFAULT_AUTH_FAILURE_LIMIT,
+  DEFAULT_AUTH_FAILURE_WINDOW_MS,
+} from "../src/failed_auth.ts";
 
 /** How long a graceful shutdown may take unless told otherwise, in seconds. */
 export const DEFAULT_SHUTDOWN_TIMEOUT = 30;
@@ -53,6 +58,29 @@ export interface ServerSettings {
   maxExportsPerProject: number;
   /** Seconds an export's client may read nothing before it is cut. Default 60. */
   exportStallTimeout: number;
+  /**
+   * Bytes a second an export's client must read, averaged over each
+   * `exportStallTimeout`, or be cut. Default 4096; 0: any rate.
+   */
+  exportMinRate: number;
+  /**
+   * Unknown tokens a client address may send in a window before its
+   * requests are answered 429. Default 20.
+   */
+  authFailureLimit: number;
+  /** The window those are counted in, in seconds. Default 60. */
+  authFailureWindow: number;
+  /**
+   * How many proxies of its own stand in front of the server: the client
+   * address is then read from the right of `X-Forwarded-For`. Default 0:
+   * the peer's address, the header ignored.
+   */
+  trustProxy: number;
+  /**
+   * Whether a fixtures file may put tokens shorter than 32 characters into
+   * a database (`ALLOW_SHORT_TOKENS=1`, for tests). Default false.
+   */
+  allowShortTokens: boolean;
   /** Seconds a graceful shutdown may take before it cuts. Default 30. */
   shutdownTimeout: number;
   /** The access log's level. Default `info`. */
@@ -164,6 +192,30 @@ export function readServerSettings(
       "EXPORT_STALL_TIMEOUT",
       DEFAULT_EXPORT_STALL_TIMEOUT_MS / 1000,
     ),
+    exportMinRate: nonEmpty(env.EXPORT_MIN_RATE) === undefined
+      ? DEFAULT_EXPORT_MIN_BYTES_PER_SECOND
+      : env.EXPORT_MIN_RATE === "0"
+      ? 0
+      : parsePositiveInteger(env.EXPORT_MIN_RATE!, "EXPORT_MIN_RATE"),
+    authFailureLimit: parseCount(
+      env.AUTH_FAILURE_LIMIT,
+      "AUTH_FAILURE_LIMIT",
+      DEFAULT_AUTH_FAILURE_LIMIT,
+    ),
+    authFailureWindow: parseCount(
+      env.AUTH_FAILURE_WINDOW,
+      "AUTH_FAILURE_WINDOW",
+      DEFAULT_AUTH_FAILURE_WINDOW_MS / 1000,
+    ),
+    trustProxy: env.TRUST_PROXY === undefined || env.TRUST_PROXY === "" ||
+        env.TRUST_PROXY === "0"
+      ? 0
+      : parsePositiveInteger(env.TRUST_PROXY, "TRUST_PROXY", 9),
+    allowShortTokens: parseChoice(
+      env.ALLOW_SHORT_TOKENS,
+      "ALLOW_SHORT_TOKENS",
+      ["0", "1"],
+    ) === "1",
     shutdownTimeout: parseCount(
       env.SHUTDOWN_TIMEOUT,
       "SHUTDOWN_TIMEOUT",

@@ -38,6 +38,7 @@
  */
 import { createAccessLog } from "../src/access_log.ts";
 import { ExportSlots } from "../src/operations/export_slots.ts";
+import { FailedAuthLimiter } from "../src/failed_auth.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
@@ -101,14 +102,18 @@ async function seededMemoryStore(env: WorkerEnv): Promise<MemoryStore> {
 }
 
 /** The settings of this isolate, read from its first request's bindings. */
-let isolate: { settings: ServerSettings; exportSlots: ExportSlots } | undefined;
+let isolate: {
+  settings: ServerSettings;
+  exportSlots: ExportSlots;
+  failedAuthLimiter: FailedAuthLimiter;
+} | undefined;
 
 /**
  * The isolate's settings, read by the servers' settings reader (so a bad
  * `LOG_LEVEL` is refused as `npm start` refuses it), and its export slots: a
  * counter at module scope, shared by every request of the isolate (Workers
  * forbid sharing I/O across requests, not plain state), so the export bounds
- * hold whichever store serves. Wrangler's variables may be numbers: they are
+ * hold whichever store serves; the failed-authentication counts likewise. Wrangler's variables may be numbers: they are
  * read as text. `FIXTURES` is a document here, not a file, and the `OTEL_*`
  * bindings are ignored: neither goes to the reader.
  */
@@ -128,16 +133,25 @@ function isolateState(env: WorkerEnv) {
         settings.maxConcurrentExports,
         settings.maxExportsPerProject,
       ),
+      failedAuthLimiter: new FailedAuthLimiter({
+        limit: settings.authFailureLimit,
+        windowMs: settings.authFailureWindow * 1000,
+      }),
     };
   }
   return isolate;
 }
 
 function handlerOptions(env: WorkerEnv) {
-  const { settings, exportSlots } = isolateState(env);
+  const { settings, exportSlots, failedAuthLimiter } = isolateState(env);
   return {
     exportSlots,
+    failedAuthLimiter,
+    // Set by Cloudflare's edge for every request; a client cannot forge it.
+    clientAddress: (request: Request) =>
+      request.headers.get("cf-connecting-ip") ?? undefined,
     exportStallTimeoutMs: settings.exportStallTimeout * 1000,
+    exportMinBytesPerSecond: settings.exportMinRate,
     log: createAccessLog({
       level: settings.logLevel,
       format: settings.logFormat,

@@ -38,6 +38,8 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
  *
  * @param request The request, with `Authorization: Bearer <token>`.
  * @param store Where grants are looked up, by the token's SHA-256 digest.
+ * @param onUnknownToken Called when the store knows no such token (a guess,
+ * as opposed to a missing or malformed header), before the 401 is thrown.
  * @returns The token's project and role.
  * @throws {HttpError} 401 `UNAUTHORIZED` with a `WWW-Authenticate` challenge
  * when the header is missing or malformed or the token is unknown.
@@ -59,6 +61,7 @@ const BEARER = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i;
 export async function authenticate(
   request: Request,
   store: Store,
+  onUnknownToken?: () => void,
 ): Promise<Grant> {
   const header = request.headers.get("authorization");
   if (header === null) {
@@ -74,6 +77,7 @@ export async function authenticate(
   const digest = digests.get(token) ?? await hashToken(token);
   const grant = await store.findGrant(digest);
   if (grant === undefined) {
+    onUnknownToken?.();
     throw unauthorized(
       "Invalid bearer token",
       'Bearer realm="api", error="invalid_token"',

@@ -4,14 +4,23 @@
  * @module
  */
 import { authenticate } from "./auth.ts";
-import { BODY_TIMEOUT_MS, ClientGoneError } from "./request_body.ts";
+import { FailedAuthLimiter } from "./failed_auth.ts";
+import {
+  BODY_TIMEOUT_MS,
+  ClientGoneError,
+  leavesLargeBody,
+  MAX_BODY_BYTES,
+  refuseLargeBody,
+} from "./request_body.ts";
 import {
   type AbortCause,
   type FinishedRequest,
   isoTimeNow,
   type RequestFinishedListener,
 } from "./finished_request.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./body_watch.ts";
 import { healthz, readyz } from "./health.ts";
+import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
 import { HttpError } from "./http_error.ts";
 import { openApiDocumentFor } from "./openapi.ts";
 import {
@@ -34,8 +43,15 @@ import { RequestTelemetry } from "./telemetry.ts";
 import type { Store } from "./store/store.ts";
 import type { ZipCompression } from "./zip/zip_stream.ts";
 
-/** A Fetch API handler. */
-export type Handler = (request: Request) => Promise<Response>;
+/**
+ * A Fetch API handler. A runtime's server may pass what it knows of the
+ * connection beside the request (Deno's `info`, Bun's `server`,
+ * @hono/node-server's `{ incoming }`), for `clientAddress`.
+ */
+export type Handler = (
+  request: Request,
+  runtimeArgument?: unknown,
+) => Promise<Response>;
 
 /** Where the handler reports failures it answered with a 500. */
 export type ErrorLogger = (requestId: string, error: unknown) => void;
@@ -83,10 +99,12 @@ export interface HandlerOptions {
    */
   maxConcurrentExports?: number;
   /**
-   * How many of them one project may stream at once (its share); its next
-   * one is answered 503 `TOO_MANY_EXPORTS` while other projects still
-   * export. An integer from 1; default half of `maxConcurrentExports`, at
-   * least 1.
+   * How many of them one project may stream at once when it exports alone
+   * (its share); its next one is answered 503 `TOO_MANY_EXPORTS` while
+   * other projects still export. With other projects exporting the share
+   * shrinks: the slots divided by one more than the projects exporting (see
+   * `ExportSlots.shareOf`), so that no two projects can hold every slot. An
+   * integer from 1; default half of `maxConcurrentExports`, at least 1.
    */
   maxExportsPerProject?: number;
   /**
@@ -100,6 +118,33 @@ export interface HandlerOptions {
    * cut and its slot freed, in ms. Default 60 s.
    */
   exportStallTimeoutMs?: number;
+  /**
+   * The slowest an export's client may read, in bytes a second, averaged
+   * over each `exportStallTimeoutMs` of its own reading time: a client that
+   * trickles below it is cut as a stalled one is, and its slot freed.
+   * Default 4096 (`DEFAULT_EXPORT_MIN_BYTES_PER_SECOND`); 0 for any rate.
+   */
+  exportMinBytesPerSecond?: number;
+  /**
+   * The address of a request's client, from the request and what the
+   * runtime's server passed beside it, for bounding failed authentication
+   * (the servers of `./server` and `callflow-api serve` read the socket's,
+   * or `X-Forwarded-For` when `TRUST_PROXY` says so; the Worker
+   * `CF-Connecting-IP`). Default: none, and failed authentication is not
+   * bounded: bound it at the gateway.
+   */
+  clientAddress?: (request: Request, runtimeArgument?: unknown) =>
+    | string
+    | undefined;
+  /**
+   * Counts each client address's unknown tokens: past its limit in its
+   * window (default 20 a minute), the address's requests to routes that
+   * need a token are answered 429 `TOO_MANY_FAILED_AUTHENTICATIONS` with
+   * `Retry-After`, without asking the store. Share one between handlers
+   * the way `exportSlots` is. Default: a limiter of its own, with the
+   * defaults; it counts only when `clientAddress` names an address.
+   */
+  failedAuthLimiter?: FailedAuthLimiter;
   /**
    * Aborted when the server begins to shut down: from then on `GET /readyz`
    * answers 503 `SERVICE_UNAVAILABLE`, so that load balancers stop sending
@@ -145,7 +190,8 @@ const REQUEST_ID = /^[\w.:-]{1,128}$/;
  * under Deno, Bun, Node, Deno Deploy, a Service Worker or MSW alike.
  *
  * Every response carries `X-Request-Id` (the client's, when it sent a plain
- * one). Errors are ErrorResponseSchema bodies, request validation errors
+ * one) and `X-Content-Type-Options: nosniff`; those of routes that need a
+ * token also `Cache-Control: no-store`. Errors are ErrorResponseSchema bodies, request validation errors
  * HTTPValidationError bodies; anything unexpected becomes a generic 500 whose
  * detail goes to `logError` only.
  *
@@ -170,19 +216,24 @@ export function createHandler(options: HandlerOptions): Handler {
     logInfo = infoToConsole,
     onRequestFinished,
     responseHeaders,
+    clientAddress,
+    failedAuthLimiter: failedAuth = new FailedAuthLimiter(),
   } = options;
   const exportSlots = options.exportSlots ?? new ExportSlots(
     options.maxConcurrentExports ?? DEFAULT_MAX_CONCURRENT_EXPORTS,
     options.maxExportsPerProject,
   );
+  const bodyTimeoutMs = options.bodyTimeoutMs ?? BODY_TIMEOUT_MS;
   const router = endpoints({
     store,
     now,
     logError,
-    bodyTimeoutMs: options.bodyTimeoutMs ?? BODY_TIMEOUT_MS,
+    bodyTimeoutMs,
     exportSlots,
     stallTimeoutMs: options.exportStallTimeoutMs ??
       DEFAULT_EXPORT_STALL_TIMEOUT_MS,
+    minBytesPerSecond: options.exportMinBytesPerSecond ??
+      DEFAULT_EXPORT_MIN_BYTES_PER_SECOND,
     readinessTimeout: options.readinessTimeout ?? 2000,
     shutdownSignal: options.shutdownSignal,
     compression: options.exportCompression,
@@ -194,24 +245,39 @@ export function createHandler(options: HandlerOptions): Handler {
    */
   const answer = async (
     request: Request,
+    runtimeArgument: unknown,
     pathname: string,
     requestId: string,
     facts?: RequestFacts,
   ): Promise<Response> => {
     // Built into each response rather than set on it afterwards.
-    const headers = responseHeaders === undefined
-      ? { "x-request-id": requestId }
-      : { ...responseHeaders(request), "x-request-id": requestId };
+    let headers: Record<string, string> = responseHeaders === undefined
+      ? { ...PUBLIC_HEADERS, "x-request-id": requestId }
+      : {
+        ...PUBLIC_HEADERS,
+        ...responseHeaders(request),
+        "x-request-id": requestId,
+      };
     try {
       const { target, pattern, params } = router.match(
         request.method,
         pathname,
       );
       if (facts !== undefined) facts.route = pattern;
+      // What a token gives access to, refusals included, is never stored.
+      if (target.authenticated) headers = { ...PRIVATE_HEADERS, ...headers };
+      await refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs);
       if (!target.authenticated) {
         return await target.operation({ request, params, requestId, headers });
       }
-      const grant = await authenticate(request, store);
+      const address = clientAddress?.(request, runtimeArgument);
+      // A limited address costs no store query.
+      if (address !== undefined) failedAuth.check(address);
+      const grant = await authenticate(
+        request,
+        store,
+        address === undefined ? undefined : () => failedAuth.fail(address),
+      );
       if (facts !== undefined) facts.projectId = grant.projectId;
       return await target.operation({
         request,
@@ -225,27 +291,49 @@ export function createHandler(options: HandlerOptions): Handler {
         logInfo(requestId, `client went away: ${error.detail}`);
       }
       if (facts !== undefined) facts.errorCode = errorCodeOf(error);
+      // Another method on a path that needs a token: a refusal of that
+      // path, never stored either.
+      if (
+        error instanceof HttpError && error.status === 405 &&
+        router.targetsAt(pathname).some((target) => target.authenticated)
+      ) {
+        headers = { ...PRIVATE_HEADERS, ...headers };
+      }
+      // A large body left unread (a 413 or a 401 before it, a 404): the
+      // connection closes after the answer rather than the server reading
+      // the rest.
+      if (leavesLargeBody(request)) {
+        headers = { ...headers, connection: "close" };
+      }
       return errorResponse(error, requestId, headers, logError);
     }
   };
   /** {@linkcode answer}, without the body for a `HEAD` request. */
   const handle = (
     request: Request,
+    runtimeArgument: unknown,
     pathname: string,
     requestId: string,
     facts?: RequestFacts,
   ): Promise<Response> =>
     request.method === "HEAD"
-      ? answer(request, pathname, requestId, facts).then(withoutBody)
-      : answer(request, pathname, requestId, facts);
+      ? answer(request, runtimeArgument, pathname, requestId, facts).then(
+        withoutBody,
+      )
+      : answer(request, runtimeArgument, pathname, requestId, facts);
   const telemetry = options.telemetry
     ? new RequestTelemetry(exportSlots)
     : undefined;
   if (onRequestFinished === undefined && telemetry === undefined) {
-    return (request) =>
-      handle(request, pathnameOf(request.url), requestIdOf(request));
+    return (request, runtimeArgument) =>
+      handle(
+        request,
+        runtimeArgument,
+        pathnameOf(request.url),
+        requestIdOf(request),
+      );
   }
-  return async (request) => {
+  return async (request, runtimeArgument) => {
     const started = performance.now();
     const time = isoTimeNow();
     const pathname = pathnameOf(request.url);
@@ -254,8 +342,10 @@ export function createHandler(options: HandlerOptions): Handler {
     const traced = telemetry?.start(request);
     const response =
       await (traced === undefined
-        ? handle(request, pathname, requestId, facts)
-        : traced.run(() => handle(request, pathname, requestId, facts)));
+        ? handle(request, runtimeArgument, pathname, requestId, facts)
+        : traced.run(() =>
+          handle(request, runtimeArgument, pathname, requestId, facts)
+        ));
     const finish = (bytes: number, aborted: AbortCause | undefined) => {
       traced?.end({
         route: facts.route,
@@ -298,6 +388,7 @@ interface EndpointSettings {
   bodyTimeoutMs: number;
   exportSlots: ExportSlots;
   stallTimeoutMs: number;
+  minBytesPerSecond: number;
   readinessTimeout: number;
   shutdownSignal: AbortSignal | undefined;
   compression: ZipCompression | undefined;
@@ -325,7 +416,11 @@ function endpoints(settings: EndpointSettings): Router<Endpoint> {
     {
       method: "POST",
       pattern: "/v1/call/message/bulk",
-      target: { authenticated: true, operation: bulkDownload(settings) },
+      target: {
+        authenticated: true,
+        operation: bulkDownload(settings),
+        bodyLimit: MAX_BODY_BYTES,
+      },
     },
     {
       method: "GET",

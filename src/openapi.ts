@@ -89,6 +89,46 @@ const unexpected = errorResponse(
 );
 const validationError = (names: readonly ExampleName[]) =>
   jsonResponse("Validation Error", ref("HTTPValidationError"), names);
+const bodyNotTaken = errorResponse(
+  "A request body on a route that takes none (`PAYLOAD_TOO_LARGE`); the connection is closed when the body is large or of unknown length",
+  ["bodyNotTaken"],
+);
+const tooManyFailedAuthentications = errorResponse(
+  "Too many unknown tokens from this client address in the window (`TOO_MANY_FAILED_AUTHENTICATIONS`); retry after `Retry-After` seconds. The store is not asked meanwhile.",
+  ["tooManyFailedAuthentications"],
+  { "Retry-After": header("RetryAfter") },
+);
+
+/** The hardening headers every answer carries (src/hardening_headers.ts). */
+const PUBLIC_HEADERS = {
+  "X-Content-Type-Options": header("XContentTypeOptions"),
+};
+
+/** ...and those of every answer of a route that needs a token. */
+const PRIVATE_HEADERS = {
+  ...PUBLIC_HEADERS,
+  "Cache-Control": header("CacheControl"),
+};
+
+/** An OpenAPI response object. */
+interface ResponseObject {
+  description: string;
+  headers?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+/** Declares `headers` on each of `responses`, beside their own. */
+function withHeaders(
+  headers: Record<string, unknown>,
+  responses: Record<string, ResponseObject>,
+): Record<string, ResponseObject> {
+  return Object.fromEntries(
+    Object.entries(responses).map(([status, response]) => [
+      status,
+      { ...response, headers: { ...response.headers, ...headers } },
+    ]),
+  );
+}
 
 /** The address the document names when it is not served (`npm start`'s). */
 export const DEFAULT_SERVER_URL = "http://127.0.0.1:8787";
@@ -150,7 +190,7 @@ export const openApiDocument: OpenApiDocument = {
     title: "Call, Integration and Workflow API",
     version: "0.1.0",
     description:
-      "Bulk transcript export, integration deletion and workflow trigger tests. Every answer carries `X-Request-Id`; errors are `ErrorResponseSchema` bodies whose `error_code` is one of `ErrorCode`, request validation errors FastAPI's `HTTPValidationError`. Every GET route also answers HEAD.",
+      "Bulk transcript export, integration deletion and workflow trigger tests. Every answer carries `X-Request-Id` and `X-Content-Type-Options: nosniff`, every answer of a route that needs a token `Cache-Control: no-store`; errors are `ErrorResponseSchema` bodies whose `error_code` is one of `ErrorCode`, request validation errors FastAPI's `HTTPValidationError`. Every GET route also answers HEAD.",
     contact: {
       name: "Callflow API",
       url: "https://github.com/callflow/api",
@@ -174,12 +214,13 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "The process answers. Touches no store; needs no token. Not in the access log at the default level.",
         security: [],
-        responses: {
+        responses: withHeaders(PUBLIC_HEADERS, {
           "200": jsonResponse("The process is up", ref("HealthResponse"), [
             "healthy",
           ]),
           "405": methodNotAllowed,
-        },
+          "413": bodyNotTaken,
+        }),
       },
     },
     "/readyz": {
@@ -190,16 +231,17 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "The store answers a trivial query within a short deadline (2 s by default). Needs no token. Not in the access log at the default level. A store that serves degraded (a read replica down, reads going to the primary) is still ready: `status` is `degraded` and `detail` says why. While the server shuts down, 503.",
         security: [],
-        responses: {
+        responses: withHeaders(PUBLIC_HEADERS, {
           "200": jsonResponse("Ready to serve", ref("ReadinessResponse"), [
             "ready",
           ]),
           "405": methodNotAllowed,
+          "413": bodyNotTaken,
           "503": errorResponse(
             "The store did not answer in time, or the server is shutting down (`SERVICE_UNAVAILABLE`)",
             ["notReady"],
           ),
-        },
+        }),
       },
     },
     "/v1/call/message/bulk": {
@@ -219,7 +261,7 @@ export const openApiDocument: OpenApiDocument = {
             },
           },
         },
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "200": {
             description: "The transcripts as one ZIP archive",
             headers: {
@@ -254,13 +296,14 @@ export const openApiDocument: OpenApiDocument = {
             "bodyTooLarge",
           ]),
           "422": validationError(["emptyCallIds"]),
+          "429": tooManyFailedAuthentications,
           "500": unexpected,
           "503": errorResponse(
             "Too many exports stream at once, on the server or for the project (`TOO_MANY_EXPORTS`); retry after `Retry-After` seconds",
             ["tooManyExports"],
             { "Retry-After": header("RetryAfter") },
           ),
-        },
+        }),
       },
     },
     "/v1/call/{call_id}/message": {
@@ -271,7 +314,7 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "The call's transcript, in order: the list each entry of the bulk export holds, `[]` for a call without messages.",
         parameters: [uuidPathParam("call_id", EXAMPLE_IDS.call)],
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "200": jsonResponse(
             "The call's messages, in order",
             { type: "array", items: ref("CallMessage") },
@@ -287,9 +330,11 @@ export const openApiDocument: OpenApiDocument = {
             ["callNotFound"],
           ),
           "405": methodNotAllowed,
+          "413": bodyNotTaken,
           "422": validationError(["badCallId"]),
+          "429": tooManyFailedAuthentications,
           "500": unexpected,
-        },
+        }),
       },
     },
     "/v1/integration/{integration_id}": {
@@ -302,7 +347,7 @@ export const openApiDocument: OpenApiDocument = {
         parameters: [
           uuidPathParam("integration_id", EXAMPLE_IDS.integration),
         ],
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "204": {
             description: "Deleted",
             headers: { "X-Request-Id": header("XRequestId") },
@@ -317,9 +362,11 @@ export const openApiDocument: OpenApiDocument = {
             ["integrationNotFound"],
           ),
           "405": methodNotAllowed,
+          "413": bodyNotTaken,
           "422": validationError(["badIntegrationId"]),
+          "429": tooManyFailedAuthentications,
           "500": unexpected,
-        },
+        }),
       },
     },
     "/v1/workflow/{flow_id}/trigger/test": {
@@ -330,7 +377,7 @@ export const openApiDocument: OpenApiDocument = {
         description:
           "Runs the flow's trigger in test mode, without side effects, and returns the sample events it produces: a schedule's next three times, a call_ended trigger's latest calls, a webhook's sample payload as configured.",
         parameters: [uuidPathParam("flow_id", EXAMPLE_IDS.scheduleFlow)],
-        responses: {
+        responses: withHeaders(PRIVATE_HEADERS, {
           "200": jsonResponse(
             "The sample events",
             ref("TriggerTestResponse"),
@@ -350,9 +397,11 @@ export const openApiDocument: OpenApiDocument = {
             ["flowNotFound"],
           ),
           "405": methodNotAllowed,
+          "413": bodyNotTaken,
           "422": validationError(["badFlowId"]),
+          "429": tooManyFailedAuthentications,
           "500": unexpected,
-        },
+        }),
       },
     },
   },
@@ -383,6 +432,15 @@ export const openApiDocument: OpenApiDocument = {
       RetryAfter: {
         description: "Seconds to wait before retrying.",
         schema: { type: "integer", minimum: 0 },
+      },
+      XContentTypeOptions: {
+        description: "Browsers must not guess another type than the one sent.",
+        schema: { type: "string", const: "nosniff" },
+      },
+      CacheControl: {
+        description:
+          "What a token gives access to is never stored by a cache or the browser.",
+        schema: { type: "string", const: "no-store" },
       },
       ContentDisposition: {
         description: "The archive's file name.",
@@ -520,6 +578,7 @@ export const openApiDocument: OpenApiDocument = {
           "REQUEST_TIMEOUT",
           "SERVICE_UNAVAILABLE",
           "TOO_MANY_EXPORTS",
+          "TOO_MANY_FAILED_AUTHENTICATIONS",
           "TRIGGER_NOT_CONFIGURED",
           "UNAUTHORIZED",
           "UNAUTHORIZED_ROLE",

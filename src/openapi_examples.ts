@@ -180,6 +180,16 @@ export const examples = {
     "PAYLOAD_TOO_LARGE",
     "Request body is larger than 1048576 bytes",
   ),
+  bodyNotTaken: error(
+    "A body sent to a route that takes none",
+    "PAYLOAD_TOO_LARGE",
+    "This route takes no request body",
+  ),
+  tooManyFailedAuthentications: error(
+    "An address past its unknown tokens in a minute",
+    "TOO_MANY_FAILED_AUTHENTICATIONS",
+    "Too many requests with an unknown token from this address; retry in 60 s",
+  ),
   tooManyExports: error(
     "Every export slot is busy",
     "TOO_MANY_EXPORTS",

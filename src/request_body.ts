@@ -103,17 +103,144 @@ export async function readBody(
   options: ReadBodyOptions = {},
 ): Promise<Uint8Array> {
   const { limit = MAX_BODY_BYTES, timeoutMs = BODY_TIMEOUT_MS } = options;
-  const tooLarge = () =>
-    new HttpError(
-      413,
-      "PAYLOAD_TOO_LARGE",
-      options.tooLargeMessage ?? `Request body is larger than ${limit} bytes`,
-    );
-  const declared = Number(request.headers.get("content-length"));
-  if (declared > limit) throw tooLarge();
+  const message = options.tooLargeMessage;
+  if (declaredLength(request) > limit) {
+    throw payloadTooLarge(limit, { message });
+  }
   const { bytes, truncated } = await readBodyStart(request, limit, timeoutMs);
-  if (truncated) throw tooLarge();
+  // Read in part, the rest of unknown size: the connection goes.
+  if (truncated) throw payloadTooLarge(limit, { message, closing: true });
   return bytes;
+}
+
+/**
+ * Refuses, before anything else is done with it, a request whose body is
+ * over a route's limit: declared so in `Content-Length`, or, for a route
+ * that takes no body (`limit` 0), any byte of a body of unknown length (a
+ * runtime that hands a `GET` no body stream is told one came by its
+ * `Transfer-Encoding`). A body within the limit is left for the operation
+ * to read.
+ *
+ * @param request The request.
+ * @param limit The largest body the route takes, in bytes; 0 for none.
+ * @param timeoutMs How long the first byte of a body of unknown length may
+ * take, for a route that takes none. Default {@linkcode BODY_TIMEOUT_MS}.
+ * @throws {HttpError} 413 `PAYLOAD_TOO_LARGE` (see
+ * {@linkcode payloadTooLarge}).
+ * @throws {ClientGoneError} when a body of unknown length, for a route that
+ * takes none, breaks off or does not arrive in time.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { refuseLargeBody } from "./request_body.ts";
+ *
+ * const get = new Request("http://x/healthz", {
+ *   headers: { "content-length": "20971520" },
+ * });
+ * await assert.rejects(refuseLargeBody(get, 0), { status: 413 });
+ * const post = new Request("http://x/", { method: "POST", body: "{}" });
+ * await refuseLargeBody(post, 1024); // within the limit: left unread
+ * assert.equal(post.bodyUsed, false);
+ * ```
+ */
+export async function refuseLargeBody(
+  request: Request,
+  limit: number,
+  timeoutMs: number = BODY_TIMEOUT_MS,
+): Promise<void> {
+  if (declaredLength(request) > limit) throw payloadTooLarge(limit);
+  if (limit > 0 || request.headers.has("content-length")) return;
+  if (request.body !== null) {
+    const { truncated } = await readBodyStart(request, 0, timeoutMs);
+    if (truncated) throw payloadTooLarge(0, { closing: true });
+  } else if (request.headers.has("transfer-encoding")) {
+    throw payloadTooLarge(0, { closing: true });
+  }
+}
+
+/**
+ * The most of a body left unread that the server may read to its end after
+ * the answer, to keep the connection: 64 KiB, what a client sends with a
+ * request that is refused before its body is read (a JSON body with an
+ * expired token), and what costs the server less than a new connection.
+ */
+export const DRAINED_BODY_BYTES = 64 * 1024;
+
+/**
+ * Whether a request came with a body that nobody read and that its headers
+ * declare larger than {@linkcode DRAINED_BODY_BYTES}, or of unknown length
+ * (`Transfer-Encoding`): an answer to it asks to close the connection, or
+ * the server would read the rest, whatever its size, before the next
+ * request. (Deno hands some requests without a body an empty stream: the
+ * headers, not the stream, tell.)
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { leavesLargeBody } from "./request_body.ts";
+ *
+ * const declared = (length: number) =>
+ *   new Request("http://x/", { headers: { "content-length": `${length}` } });
+ * assert.equal(leavesLargeBody(declared(20_000_000)), true);
+ * assert.equal(leavesLargeBody(declared(100)), false);
+ * const chunked = new Request("http://x/", {
+ *   method: "POST",
+ *   headers: { "transfer-encoding": "chunked" },
+ *   body: "{}",
+ * });
+ * assert.equal(leavesLargeBody(chunked), true); // of unknown length
+ * await chunked.text();
+ * assert.equal(leavesLargeBody(chunked), false); // read
+ * ```
+ */
+export function leavesLargeBody(request: Request): boolean {
+  if (request.bodyUsed) return false;
+  return declaredLength(request) > DRAINED_BODY_BYTES ||
+    request.headers.has("transfer-encoding");
+}
+
+/**
+ * The 413 `PAYLOAD_TOO_LARGE` of a body over `limit`. With `closing`, for a
+ * body read in part whose rest is of unknown size, it says
+ * `Connection: close`: the server closes the connection once the answer is
+ * sent rather than read the rest. (The handler says so itself for a body
+ * left unread that is large; see {@linkcode leavesLargeBody}.)
+ *
+ * @param limit The limit, in bytes.
+ * @param options The message (default: `Request body is larger than
+ * <limit> bytes`, or for 0 `This route takes no request body`), and whether
+ * to close.
+ * @returns The error.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { payloadTooLarge } from "./request_body.ts";
+ *
+ * const response = payloadTooLarge(0, { closing: true }).toResponse();
+ * assert.equal(response.status, 413);
+ * assert.equal(response.headers.get("connection"), "close");
+ * ```
+ */
+export function payloadTooLarge(
+  limit: number,
+  options: { message?: string | undefined; closing?: boolean } = {},
+): HttpError {
+  return new HttpError(
+    413,
+    "PAYLOAD_TOO_LARGE",
+    options.message ??
+      (limit === 0
+        ? "This route takes no request body"
+        : `Request body is larger than ${limit} bytes`),
+    options.closing ? { headers: { connection: "close" } } : {},
+  );
+}
+
+/** The body length `Content-Length` declares; 0 when it declares none. */
+function declaredLength(request: Request): number {
+  return Number(request.headers.get("content-length")) || 0;
 }
 
 /**

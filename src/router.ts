@@ -150,10 +150,32 @@ export class Router<T> {
    * ```
    */
   methodsAt(pathname: string): string[] {
+    return this.#routesAt(pathname).flatMap(methodsOf);
+  }
+
+  /**
+   * The targets of the routes a path has, whatever their methods.
+   *
+   * @param pathname The URL's path, still percent-encoded.
+   * @returns The targets, in route order; none for a path no route has.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Router } from "./router.ts";
+   *
+   * const router = new Router([{ method: "GET", pattern: "/healthz", target: 1 }]);
+   * assert.deepEqual(router.targetsAt("/healthz"), [1]);
+   * assert.deepEqual(router.targetsAt("/readyz"), []);
+   * ```
+   */
+  targetsAt(pathname: string): T[] {
+    return this.#routesAt(pathname).map((route) => route.target);
+  }
+
+  #routesAt(pathname: string): CompiledRoute<T>[] {
     const segments = pathname.split("/");
-    return this.#routes.flatMap((route) =>
-      matchesPattern(route, segments) ? methodsOf(route) : []
-    );
+    return this.#routes.filter((route) => matchesPattern(route, segments));
   }
 }
 

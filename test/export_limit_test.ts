@@ -166,25 +166,46 @@ describe("Concurrent exports", () => {
     },
   );
 
-  it("allows 16 at once by default, 8 per project", async () => {
+  it("by default, 8 for a project alone, 5 for a second: two never hold all 16", async () => {
     const handler = handlerWith();
-    const running = await Promise.all(
-      [TOKEN, other.token].flatMap((token) =>
-        Array.from(
-          { length: 8 },
-          () =>
-            handler(
-              bulkExportRequest(
-                token,
-                token === TOKEN ? callIds : other.callIds,
-              ),
-            ),
-        )
-      ),
+    const take = async (token: string, ids: readonly string[], n: number) => {
+      const responses = [];
+      for (let i = 0; i < n; i += 1) {
+        responses.push(await handler(bulkExportRequest(token, ids)));
+      }
+      return responses;
+    };
+    const first = await take(TOKEN, callIds, 9);
+    assert.deepEqual(
+      first.map((response) => response.status),
+      [...Array(8).fill(200), 503],
     );
-    assert.ok(running.every((response) => response.status === 200));
-    await assertRefused(await handler(bulkExportRequest(TOKEN, callIds)), 16);
-    await Promise.all(running.map((response) => response.body!.cancel()));
+    const second = await take(other.token, other.callIds, 6);
+    assert.deepEqual(
+      second.map((response) => response.status),
+      [...Array(5).fill(200), 503],
+    );
+    assert.deepEqual(await second[5]!.json(), {
+      status: "error",
+      error_code: "TOO_MANY_EXPORTS",
+      message:
+        "This project is streaming its maximum of 5 exports at once; retry shortly",
+    });
+    // A third project finds the 3 slots left: the other two could not
+    // take them.
+    const third = manyCalls({ prefix: "e3", calls: 2, messages: 1 });
+    await store.seed(third.fixtures);
+    const late = await take(third.token, third.callIds, 4);
+    assert.deepEqual(
+      late.map((response) => response.status),
+      [200, 200, 200, 503],
+    );
+    await assertRefused(late[3]!, 16);
+    await Promise.all(
+      [...first, ...second, ...late]
+        .filter((response) => response.status === 200)
+        .map((response) => response.body!.cancel()),
+    );
   });
 
   it("refuses a project past its share while another project still exports", async () => {
@@ -203,18 +224,26 @@ describe("Concurrent exports", () => {
       message:
         "This project is streaming its maximum of 2 exports at once; retry shortly",
     });
-    // The other project gets the slots the first one may not take...
-    const others = await Promise.all([
-      handler(bulkExportRequest(other.token, other.callIds)),
-      handler(bulkExportRequest(other.token, other.callIds)),
-    ]);
-    assert.deepEqual(others.map((response) => response.status), [200, 200]);
-    // ...and the first gets its slot back once one of its exports ends.
+    // The other project gets a slot the first one may not take, but not
+    // the last one: with two projects exporting, a share is 4 / 3, so 1...
+    const others = [
+      await handler(bulkExportRequest(other.token, other.callIds)),
+      await handler(bulkExportRequest(other.token, other.callIds)),
+    ];
+    assert.deepEqual(others.map((response) => response.status), [200, 503]);
+    // ...and once one of the first's exports ends and the other project is
+    // done, the first, alone again, gets its whole share back.
     await first[0]!.body!.cancel();
+    assert.equal(
+      (await handler(bulkExportRequest(TOKEN, callIds))).status,
+      503,
+      "1 of its share of 1 while the other exports",
+    );
+    await others[0]!.body!.cancel();
     const again = await handler(bulkExportRequest(TOKEN, callIds));
     assert.equal(again.status, 200);
     await Promise.all(
-      [first[1]!, ...others, again].map((response) => response.body!.cancel()),
+      [first[1]!, again].map((response) => response.body!.cancel()),
     );
   });
 

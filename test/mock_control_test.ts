@@ -387,9 +387,19 @@ describe("the control API's guards", () => {
     }
     const open = createMockServer({ allowAnyHost: true });
     const anyHost = await open.fetch(
+      new Request("http://mock.internal:4010/healthz"),
+    );
+    assert.equal(anyHost.status, 200, "the API answers any Host");
+    const control = await open.fetch(
       new Request("http://mock.internal:4010/__mock/state"),
     );
-    assert.equal(anyHost.status, 200);
+    assert.equal(control.status, 403, "the control API does not");
+    const named = createMockServer({ allowedHosts: ["mock.internal"] });
+    const allowed = await named.fetch(
+      new Request("http://mock.internal:4010/__mock/state"),
+    );
+    assert.equal(allowed.status, 200, "a name it was told answers");
+    await allowed.arrayBuffer();
   });
 
   it("limits the fixtures' size (413) and depth (400)", async () => {

@@ -152,6 +152,7 @@ describe("mock server handler", () => {
       response.headers.get("access-control-allow-headers"),
       "authorization, content-type",
     );
+    assert.equal(response.headers.get("x-content-type-options"), "nosniff");
   });
 
   it("allows each route's own methods in a preflight, and preflights no other path", async () => {
@@ -271,12 +272,10 @@ describe(`mock command under ${runtimeName()}`, () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  it("prints its address, its tokens and the control API", () => {
+  it("prints its address, how many tokens (not which) and the control API", () => {
     assert.match(started.url, /^http:\/\/127\.0\.0\.1:\d+$/);
-    assert.match(
-      started.output(),
-      new RegExp(`${TOKENS.owner}\\s+owner\\s+Acme`),
-    );
+    assert.match(started.output(), /Tokens: \d+ loaded \(not shown\)/);
+    assert.equal(started.output().includes(TOKENS.owner), false);
     assert.match(
       started.output(),
       /Control API: http:\/\/127\.0\.0\.1:\d+\/__mock\/ \(reset, fixtures, state, requests, faults/,
@@ -338,7 +337,8 @@ describe(`mock command under ${runtimeName()}`, () => {
       }),
     });
     assert.equal(put.status, 204);
-    await waitForOutput(started, /Fixtures replaced[^]*swapped-token\s+viewer/);
+    await waitForOutput(started, /Fixtures replaced\. Tokens: 1 loaded/);
+    assert.doesNotMatch(started.output(), /swapped-token/);
   });
 
   it("notes injected drops and cuts in one line each, no stack trace", async () => {

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { FailedAuthLimiter } from "../src/failed_auth.ts";
 import { createHandler, type HandlerOptions } from "../src/handler.ts";
 import { openApiDocument } from "../src/openapi.ts";
 import {
@@ -206,6 +207,25 @@ const replays: Record<ExampleName, () => Promise<Response>> = {
       bodyTimeoutMs: 50,
     }),
   bodyTooLarge: () => bulk(new Uint8Array(1024 * 1024 + 1)),
+  bodyNotTaken: () =>
+    ask("POST", trigger(EXAMPLE_IDS.scheduleFlow), {
+      headers: bearer("member"),
+      body: "{}",
+    }),
+  tooManyFailedAuthentications: async () => {
+    const handler = await demoServer({
+      clientAddress: () => "192.0.2.1",
+      failedAuthLimiter: new FailedAuthLimiter({ limit: 1, now: () => 0 }),
+    });
+    const unknown = () =>
+      handler(
+        new Request(`${BASE}${messages(EXAMPLE_IDS.call)}`, {
+          headers: { authorization: "Bearer not-a-token" },
+        }),
+      );
+    assert.equal((await unknown()).status, 401);
+    return await unknown();
+  },
   tooManyExports: async () => {
     const handler = await demoServer({ maxConcurrentExports: 1 });
     const exportAll = () =>

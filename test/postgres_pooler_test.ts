@@ -209,6 +209,8 @@ describe("Postgres through PgBouncer in transaction mode", {
     const { server, url } = startServerMain({
       ...settings,
       FIXTURES: fixturesPath,
+      // Its tokens are short, as tests' are.
+      ALLOW_SHORT_TOKENS: "1",
       // Every client is one project's: all slots may be its own.
       MAX_CONCURRENT_EXPORTS: String(CLIENTS),
       MAX_EXPORTS_PER_PROJECT: String(CLIENTS),

@@ -302,6 +302,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
       DATABASE_URL: db.url,
       DATABASE_POOL_SIZE: String(db.max),
       FIXTURES: await fixturesFile(dir),
+      ALLOW_SHORT_TOKENS: "1",
       OTEL_TRACES_EXPORTER: "otlp",
       OTEL_METRICS_EXPORTER: "otlp",
       OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",

@@ -57,13 +57,84 @@ export function drainedDenoHandler(
   return (request, info) => {
     const done = drain.arrive(request);
     const response = handler(request, info).then((response) =>
-      drain.respond(response)
+      drain.respond(closingConnection(response, request))
     );
     // Hosts without `completed` (older Deno): counted until it is answered.
     const completed = info?.completed ?? response;
     completed.then(done, done);
     return response;
   };
+}
+
+/**
+ * How much of a request body Deno may read after a `Connection: close`
+ * answer rather than close: 2 MiB, twice the largest body the API takes.
+ * Below it, Deno reads the rest and the client reads the answer whole.
+ */
+export const DENO_DRAINED_BODY_BYTES = 2 * 1024 * 1024;
+
+/**
+ * The response as Deno must send it to close its connection when it says
+ * `Connection: close` (a body refused with 413, or left unread before a
+ * 401) and the request's body is declared larger than
+ * {@linkcode DENO_DRAINED_BODY_BYTES} or is of unknown length (chunked):
+ * Deno's HTTP/1.1 server reads whatever is left of the request body, however
+ * large, before it closes, and cannot close a connection from JavaScript. A
+ * response body that fails does: its bytes are sent, chunked, and then the
+ * connection is closed without the last, empty chunk, so the client reads
+ * the status, the headers and the JSON, then an early end. Deno prints the
+ * failure on stderr, one line. Upstream:
+ * https://github.com/denoland/deno/issues/36657 (the HTTP/1.1 path of
+ * Deno 2.8.3 and later).
+ *
+ * @param response The handler's response.
+ * @param request The request it answers.
+ * @returns It, or a copy whose body ends by failing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { closingConnection } from "./deno.ts";
+ *
+ * const refused = () =>
+ *   new Response("{}", { status: 413, headers: { connection: "close" } });
+ * const declared = (length: number) =>
+ *   new Request("http://x/", { headers: { "content-length": `${length}` } });
+ * const kept = refused();
+ * assert.equal(closingConnection(kept, declared(100_000)), kept);
+ * const cut = closingConnection(refused(), declared(20_000_000));
+ * await assert.rejects(cut.text());
+ * ```
+ */
+export function closingConnection(
+  response: Response,
+  request: Request,
+): Response {
+  const declared = request.headers.get("content-length");
+  if (
+    response.headers.get("connection") !== "close" || !response.body ||
+    (declared !== null && Number(declared) <= DENO_DRAINED_BODY_BYTES)
+  ) {
+    return response;
+  }
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const { done, value } = await reader.read();
+      if (!done) return controller.enqueue(value);
+      controller.error(
+        `Connection closed after a ${response.status}: the rest of the request body was not read`,
+      );
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const headers = new Headers(response.headers);
+  headers.delete("content-length");
+  return new Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers,
+  });
 }
 
 /**

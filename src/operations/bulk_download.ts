@@ -35,6 +35,12 @@ export interface BulkDownloadSettings {
   exportSlots: ExportSlots;
   /** How long a client may read nothing before its export is cut, in ms. */
   stallTimeoutMs: number;
+  /**
+   * The slowest a client may read, in bytes a second, averaged over each
+   * `stallTimeoutMs` of its own reading time; below it its export is cut as
+   * a stalled one. Default 0: any rate.
+   */
+  minBytesPerSecond?: number | undefined;
   /** How the archive's entries are deflated; default: the runtime's own. */
   compression?: ZipCompression | undefined;
 }
@@ -46,7 +52,8 @@ export interface BulkDownloadSettings {
  * byte is sent. When the export slots are all taken, or the project's share
  * of them, it answers 503 `TOO_MANY_EXPORTS` with `Retry-After`; a slot is
  * held until the ZIP ends, fails, is cancelled, or its client has read
- * nothing for `stallTimeoutMs` (then the transfer is cut). The response is
+ * nothing for `stallTimeoutMs` or read more slowly than `minBytesPerSecond`
+ * (then the transfer is cut). The response is
  * marked as streamed (`watchedBodyOf` in `responses.ts`), with the watch on
  * its body that gives the slot back.
  *
@@ -89,8 +96,15 @@ export interface BulkDownloadSettings {
 export function bulkDownload(
   settings: BulkDownloadSettings,
 ): Operation<GrantedContext> {
-  const { store, now, logError, exportSlots, stallTimeoutMs, compression } =
-    settings;
+  const {
+    store,
+    now,
+    logError,
+    exportSlots,
+    stallTimeoutMs,
+    minBytesPerSecond,
+    compression,
+  } = settings;
   const bodyOptions = { timeoutMs: settings.bodyTimeoutMs };
   return async ({ request, requestId, grant, headers }) => {
     const callIds = parseBulkRequest(
@@ -122,7 +136,7 @@ export function bulkDownload(
       release();
       throw error;
     }
-    const body = new WatchedBody(archive, stallTimeoutMs);
+    const body = new WatchedBody(archive, stallTimeoutMs, minBytesPerSecond);
     body.onEnd(release);
     return streamed(body, {
       "content-type": "application/zip",

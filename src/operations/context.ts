@@ -60,7 +60,8 @@ export type Operation<Context extends RequestContext = RequestContext> = (
  * bearer token, which the handler resolves to a grant before calling it (a
  * missing or unknown token is answered 401 without reaching the operation;
  * what the grant's role may do, the operation checks itself, after
- * validating its input, as the spec orders the errors).
+ * validating its input, as the spec orders the errors). A body over the
+ * route's `bodyLimit` is refused before either.
  *
  * @example
  * ```ts
@@ -85,5 +86,15 @@ export type Operation<Context extends RequestContext = RequestContext> = (
  * ```
  */
 export type Endpoint =
-  | { authenticated: false; operation: Operation }
-  | { authenticated: true; operation: Operation<GrantedContext> };
+  & (
+    | { authenticated: false; operation: Operation }
+    | { authenticated: true; operation: Operation<GrantedContext> }
+  )
+  & {
+    /**
+     * The largest request body the route takes, in bytes; a larger one is
+     * refused with 413 before anything else, its rest unread. Default 0: the
+     * route takes no body.
+     */
+    bodyLimit?: number;
+  };

@@ -2,7 +2,8 @@
  * The bound on bulk exports running at once, whatever the store: each one
  * holds a ZIP writer, a batch of messages and a client's connection for as
  * long as the client reads. A project may hold only its share of the slots,
- * so that one busy project cannot keep every other one from exporting.
+ * and the share shrinks as more projects export, so that no two busy
+ * projects can keep every other one from exporting.
  *
  * @module
  */
@@ -106,8 +107,37 @@ export class ExportSlots {
   }
 
   /**
-   * Takes a slot for a project's export, if the server and the project's
-   * share both have one free.
+   * A project's share when `exporting` projects export, itself included:
+   * `maxPerProject` for a project alone; with others, the slots divided by
+   * one more than the projects exporting (at most `maxPerProject`, at least
+   * 1), so that a share is always left for one more project. With 16 slots
+   * and the default 8 per project: 8 alone, 5 with one other, 4 with two.
+   * A project above its share keeps its exports; it starts no new one until
+   * it is below.
+   *
+   * @param exporting How many projects export, the asking one included.
+   * @returns How many slots each of them may hold.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { ExportSlots } from "./export_slots.ts";
+   *
+   * const slots = new ExportSlots(16);
+   * assert.deepEqual([1, 2, 3, 4].map((n) => slots.shareOf(n)), [8, 5, 4, 3]);
+   * ```
+   */
+  shareOf(exporting: number): number {
+    if (exporting <= 1) return this.maxPerProject;
+    return Math.min(
+      this.maxPerProject,
+      Math.max(1, Math.floor(this.max / (exporting + 1))),
+    );
+  }
+
+  /**
+   * Takes a slot for a project's export, if the server has one free and the
+   * project is below its share (see {@linkcode ExportSlots.shareOf}).
    *
    * @param projectId The exporting project.
    * @returns What gives the slot back, or why there is none.
@@ -115,9 +145,9 @@ export class ExportSlots {
   take(projectId: string): (() => void) | ExportRefusal {
     if (this.#running >= this.max) return { full: "server", max: this.max };
     const ofProject = this.runningFor(projectId);
-    if (ofProject >= this.maxPerProject) {
-      return { full: "project", max: this.maxPerProject };
-    }
+    const exporting = this.#byProject.size + (ofProject === 0 ? 1 : 0);
+    const share = this.shareOf(exporting);
+    if (ofProject >= share) return { full: "project", max: share };
     this.#running += 1;
     this.#byProject.set(projectId, ofProject + 1);
     let held = true;

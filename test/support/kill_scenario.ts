@@ -108,6 +108,8 @@ export async function runKillScenario(
       PORT: "0",
       HOST: "127.0.0.1",
       FIXTURES: fixturesPath,
+      // Its tokens are short, as tests' are.
+      ALLOW_SHORT_TOKENS: "1",
       LOG_LEVEL: "warn",
       // As many slots as exporters, all of them this one project's: a slot
       // not given back by an aborted export would show as a 503.

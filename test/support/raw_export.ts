@@ -19,6 +19,8 @@ export class RawExport {
   readonly #chunks: Uint8Array[] = [];
   readonly closed: Promise<void>;
   #paused = false;
+  /** Whether to pause again after the next chunk (see `trickle`). */
+  #oneChunk = false;
 
   /**
    * Sends `POST /v1/call/message/bulk` for `callIds`; stops reading once
@@ -40,6 +42,10 @@ export class RawExport {
         this.#paused = true;
         this.socket.pause();
       }
+      if (this.#oneChunk) {
+        this.#oneChunk = false;
+        this.socket.pause();
+      }
     });
     this.closed = new Promise((done) => this.socket.on("close", () => done()));
     this.socket.write(
@@ -56,6 +62,23 @@ export class RawExport {
       if (this.received >= bytes) return true;
     }
     return false;
+  }
+
+  /**
+   * Reads at about `bytesPerSecond` from now on (one read of the socket at a
+   * time, whatever its size, whenever it is behind that rate), a slow reader
+   * that never quite stalls, until the returned function is called.
+   */
+  trickle(bytesPerSecond: number): () => void {
+    const start = performance.now();
+    const from = this.received;
+    const timer = setInterval(() => {
+      const due = (performance.now() - start) / 1000 * bytesPerSecond;
+      if (this.received - from >= due) return;
+      this.#oneChunk = true;
+      this.socket.resume();
+    }, 20);
+    return () => clearInterval(timer);
   }
 
   /** The status line and headers received, as text. */
