@@ -27,6 +27,11 @@ export {
 export { PostgresStore, type PostgresStoreOptions } from "./postgres_store.ts";
 export { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 export {
+  type SocketFactory,
+  type SocketTarget,
+  watchedSockets,
+} from "./silent_peer.ts";
+export {
   applySessionSettings,
   type SessionSettings,
 } from "./session_settings.ts";
