@@ -385,9 +385,14 @@ export function parsePositiveInteger(
   max: number = Number.MAX_SAFE_INTEGER,
 ): number {
   const number = Number(value);
-  if (!/^\d+$/.test(value) || number < 1 || number > max) {
+  if (!/^\d+$/.test(value) || number < 1) {
     throw new SettingsError(
       `${name} must be a positive integer, got ${JSON.stringify(value)}`,
+    );
+  }
+  if (number > max) {
+    throw new SettingsError(
+      `${name} must be at most ${max}, got ${JSON.stringify(value)}`,
     );
   }
   return number;

@@ -19,7 +19,11 @@ import postgres from "postgres";
 import { connectPostgres, migrate, PostgresStore } from "../postgres/mod.ts";
 import { applySessionSettings } from "../postgres/session_settings.ts";
 import { runtimeName } from "../server/_serve.ts";
-import { mixedLoadData, runMixedLoad } from "./support/mixed_load.ts";
+import {
+  MIXED_LOAD_SERVER_ENV,
+  mixedLoadData,
+  runMixedLoad,
+} from "./support/mixed_load.ts";
 import {
   PGBOUNCER,
   type PgBouncer,
@@ -207,6 +211,7 @@ describe("Postgres through PgBouncer in transaction mode", {
     const settings = readmePoolerSettings(db, bouncer);
     assert.match(settings.DATABASE_URL!, /\?prepare=false$/);
     const { server, url } = startServerMain({
+      ...MIXED_LOAD_SERVER_ENV,
       ...settings,
       FIXTURES: fixturesPath,
       // Its tokens are short, as tests' are.

@@ -39,6 +39,8 @@ async function countedStore() {
   const seeded = await harness.freshStore(fixtures, {
     onQuery: () => count += 1,
     exportBatchSize: 100,
+    // A grant read is kept for the whole test, whatever its pace.
+    grantCacheMs: 60_000,
   });
   return {
     ...seeded,
@@ -105,13 +107,14 @@ describe("Postgres store: queries per operation", () => {
         1 + 1500 / 100 + 1,
       );
       assert.equal(entries, CALLS);
+      // The token was seen a moment ago: its grant is kept, one statement.
       assert.equal(
         await statements(async () => {
           const response = await bulk([call(10_000)]);
           assert.equal(response.status, 404);
           await response.body?.cancel();
         }),
-        2,
+        1,
       );
     } finally {
       await close();

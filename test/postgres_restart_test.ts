@@ -62,6 +62,8 @@ describe("The server on PostgreSQL across a restart", {
         PORT: "0",
         HOST: "127.0.0.1",
         FIXTURES: join(directory, "fixtures.json"),
+        // The test's tokens are short: allowed, as in every test.
+        ALLOW_SHORT_TOKENS: "1",
         LOG_LEVEL: "warn",
       },
       stdio: ["ignore", "pipe", "pipe"],

@@ -45,6 +45,14 @@ describe("the export and shutdown settings", () => {
       "SHUTDOWN_TIMEOUT",
     ]
   ) {
+    it(`refuses a ${name} over its bound, saying so`, () => {
+      assert.throws(
+        () => readServerSettings({ [name]: "100000" }),
+        (error: unknown) =>
+          error instanceof SettingsError &&
+          /^\w+ must be at most \d+, got "100000"$/.test(error.message),
+      );
+    });
     it(`refuses a ${name} that is not a positive integer, naming it`, () => {
       for (const value of ["0", "-1", "1.5", "ten", " 5"]) {
         assert.throws(

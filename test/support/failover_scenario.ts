@@ -157,6 +157,8 @@ export async function runFailover(
       DATABASE_URL: databaseUrl,
       ...(path === "pgbouncer" && { DATABASE_DIRECT_URL: relayUrl }),
       FIXTURES: join(directory, "fixtures.json"),
+      // The test's tokens are short: allowed, as in every test.
+      ALLOW_SHORT_TOKENS: "1",
       LOG_LEVEL: "warn",
       ...env,
     });
