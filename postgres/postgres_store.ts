@@ -26,7 +26,7 @@ import { GrantCache } from "./grant_cache.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { RenewablePool } from "./renewable_pool.ts";
-import { stuckPoolOf } from "./silent_peer.ts";
+import { stuckPoolOf } from "./stuck_pools.ts";
 import { isNeverSent, retryLostConnection } from "./retry.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 import type { SessionSettings } from "./session_settings.ts";

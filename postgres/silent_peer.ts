@@ -17,6 +17,7 @@
  */
 import { connect, type Socket } from "node:net";
 import { setImmediate } from "node:timers";
+import { markStuck } from "./stuck_pools.ts";
 
 /** What postgres.js hands its `socket` option: the pool's parsed options. */
 export interface SocketTarget {
@@ -38,9 +39,6 @@ export type SocketFactory = (target: SocketTarget) => Socket;
  * is taken as stuck (checked once the event loop's pending immediates ran).
  */
 const STUCK_AFTER_MS = 100;
-
-/** Errors of stuck connections, each to the pool it was opened for. */
-const stuckPools = new WeakMap<object, SocketTarget>();
 
 /** The type bytes of the frames that count: Sync, Query, ReadyForQuery. */
 const SYNC = 0x53;
@@ -147,50 +145,6 @@ export function watchedSockets(ms: number): SocketFactory {
 }
 
 /**
- * The pool (its postgres.js options, `sql.options`) whose connection failed
- * with `error` because it was stuck, or `undefined` for any other error.
- *
- * postgres.js 3.4.9 defers a small write to `setImmediate`; when the socket
- * closes before that runs, it cancels the timer without forgetting it (nor
- * the bytes it held). That connection never writes again: each new socket's
- * startup message is added to the stale bytes and never sent, and each
- * reconnect waits for the connect timeout, until a kilobyte has piled up
- * (porsager/postgres#1215). A pooler closing every client at once (PgBouncer's
- * `KILL`, as a failover manager runs it) while retries are being written
- * leaves several such connections behind. {@linkcode watchedSockets} fails a
- * socket that postgres.js never wrote to (a healthy connection writes its
- * startup message at once) with a `CONNECT_TIMEOUT` error (nothing was
- * sent, so the statement may be sent again) that this function recognises:
- * only a fresh pool cures the connection.
- *
- * @param error What a query failed with.
- * @returns The options of the pool the stuck connection belongs to.
- *
- * @example A socket the driver never writes to fails as stuck
- * ```ts
- * import assert from "node:assert/strict";
- * import { createServer } from "node:net";
- * import { stuckPoolOf, watchedSockets } from "./silent_peer.ts";
- *
- * const server = createServer(() => {});
- * await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
- * const { port } = server.address() as { port: number };
- * const pool = { host: ["127.0.0.1"], port: [port] };
- * const socket = watchedSockets(3000)(pool);
- * const error = await new Promise((resolve) => socket.once("error", resolve));
- * assert.equal((error as { code: string }).code, "CONNECT_TIMEOUT");
- * assert.equal(stuckPoolOf(error), pool);
- * assert.equal(stuckPoolOf(new Error("no answer")), undefined);
- * server.close();
- * ```
- */
-export function stuckPoolOf(error: unknown): object | undefined {
-  return typeof error === "object" && error !== null
-    ? stuckPools.get(error)
-    : undefined;
-}
-
-/**
  * Destroys `socket` with a stuck connection's error when postgres.js has not
  * written to it by the time the timers and immediates queued after its
  * creation ran (postgres.js writes the startup message in an immediate it
@@ -215,7 +169,7 @@ function failIfNeverWritten(
       ),
       { code: "CONNECT_TIMEOUT" },
     );
-    stuckPools.set(error, target);
+    markStuck(error, target);
     socket.destroy(error);
   };
   setTimeout(() => setImmediate(check), STUCK_AFTER_MS);
