@@ -65,7 +65,8 @@ function countLines(path: string): number {
   }
   return lines;
 }
-function luaScript(name: string, method: string): string {
+/** Writes a wrk script that sends `method`; returns its path. */
+export function luaScript(name: string, method: string): string {
   const path = join(scripts, `${name}.lua`);
   writeFileSync(path, `wrk.method = "${method}"\n`);
   return path;

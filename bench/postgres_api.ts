@@ -34,6 +34,7 @@ import {
 } from "../test/support/api_fixtures.ts";
 import {
   cpuSeconds,
+  luaScript,
   median,
   RUNTIME_COMMANDS,
   startLoggingServer,
@@ -46,23 +47,18 @@ const SERVER_URL = process.env.DATABASE_URL;
 if (!SERVER_URL) throw new Error("Cannot run: DATABASE_URL is not set");
 
 const work = mkdtempSync(join(tmpdir(), "bench-pg-"));
-const script = (name: string, method: string) => {
-  const path = join(work, `${name}.lua`);
-  writeFileSync(path, `wrk.method = "${method}"\n`);
-  return path;
-};
 const TARGETS = {
   trigger: {
     path: `/v1/workflow/${FLOWS.webhook}/trigger/test`,
-    script: script("post", "POST"),
+    script: luaScript("post", "POST"),
   },
   delete404: {
     path: "/v1/integration/99999999-9999-4999-8999-999999999999",
-    script: script("delete", "DELETE"),
+    script: luaScript("delete", "DELETE"),
   },
   messages: {
     path: `/v1/call/${CALLS.first}/message`,
-    script: script("get", "GET"),
+    script: luaScript("get", "GET"),
   },
 };
 
@@ -118,7 +114,13 @@ async function postgresCpu(): Promise<number> {
 const node = RUNTIME_COMMANDS.node!;
 const fixtures = join(work, "fixtures.json");
 writeFileSync(fixtures, JSON.stringify(apiFixtures));
-const env = { DATABASE_URL: databaseUrl, PORT: "0", HOST: "127.0.0.1" };
+// The API suite's tokens are short test tokens: allowed, as in the tests.
+const env = {
+  DATABASE_URL: databaseUrl,
+  PORT: "0",
+  HOST: "127.0.0.1",
+  ALLOW_SHORT_TOKENS: "1",
+};
 execFileSync(node[0]!, ["server/cli.ts", "migrate", "--fixtures", fixtures], {
   env: { ...process.env, ...env },
   stdio: "inherit",
