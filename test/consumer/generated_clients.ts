@@ -15,7 +15,13 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
@@ -27,6 +33,7 @@ const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 
 describe("clients generated from the served document", () => {
   // Inside the project, so that the clients find openapi-fetch.
+  mkdirSync(join(ROOT, ".tmp"), { recursive: true });
   const scratch = mkdtempSync(join(ROOT, ".tmp", "clients-"));
   const started = startServerMain({});
   let base: string;
