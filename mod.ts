@@ -27,13 +27,13 @@ export {
 export {
   DEFAULT_EXPORT_MIN_BYTES_PER_SECOND,
   ExportStalledError,
-} from "./src/body_watch.ts";
+} from "./src/http/body_watch.ts";
 export {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,
   FailedAuthLimiter,
   type FailedAuthOptions,
-} from "./src/failed_auth.ts";
+} from "./src/auth/failed_auth.ts";
 export type {
   GzipCompressor,
   GzipPair,
@@ -43,14 +43,14 @@ export {
   type AbortCause,
   type FinishedRequest,
   type RequestFinishedListener,
-} from "./src/finished_request.ts";
+} from "./src/telemetry/finished_request.ts";
 export {
   type AccessLogOptions,
   createAccessLog,
   LOG_LEVELS,
   type LogFormat,
   type LogLevel,
-} from "./src/access_log.ts";
+} from "./src/telemetry/access_log.ts";
 export {
   type IntegrationTools,
   MemoryStore,
@@ -87,11 +87,14 @@ export {
   type ErrorResponseBody,
   HttpError,
   type HttpErrorOptions,
-} from "./src/http_error.ts";
+} from "./src/http/http_error.ts";
 export {
   type HttpValidationErrorBody,
   RequestValidationError,
   type ValidationIssue,
 } from "./src/validation/mod.ts";
-export { hashToken } from "./src/sha256.ts";
-export { type OpenApiDocument, openApiDocument } from "./src/openapi.ts";
+export { hashToken } from "./src/auth/sha256.ts";
+export {
+  type OpenApiDocument,
+  openApiDocument,
+} from "./src/openapi/document.ts";

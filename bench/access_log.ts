@@ -17,7 +17,7 @@ import {
   type Handler,
   MemoryStore,
 } from "../mod.ts";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 
 const store = new MemoryStore();
 await store.seed(demoFixtures);

@@ -13,7 +13,7 @@
  *   to stdout each turn of the event loop (stdout goes to a file in
  *   `hot_path.ts`). No validation, no error format, no routing table.
  * - `api`: the handler on the API suite's fixtures, through the server's
- *   adapter (`server/_serve.ts`), without the access log.
+ *   adapter (`server/runtimes/mod.ts`), without the access log.
  *
  * Prints its URL; stops on SIGTERM.
  *
@@ -24,7 +24,7 @@ import { setImmediate } from "node:timers";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { serve } from "../server/_serve.ts";
+import { serve } from "../server/runtimes/mod.ts";
 import { apiFixtures, TOKENS } from "../test/support/api_fixtures.ts";
 
 /** The bare server's body: the webhook trigger test's answer, constant. */

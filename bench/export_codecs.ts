@@ -6,7 +6,7 @@
  * - `zipstream`: the export's own writer (src/zip/), on the runtime's
  *   `CompressionStream("gzip")` at its default level, 6;
  * - `zipstream-server`: the same writer as the API's servers run it
- *   (`server/_export_compression.ts`): `node:zlib` on Node and Bun, Web
+ *   (`server/gzip_pool/mod.ts`): `node:zlib` on Node and Bun, Web
  *   Workers on Deno, 256 KiB read ahead;
  * - `zipstream-zlib`, `zipstream-workers`: the writer on `node:zlib`, or on
  *   the pool of Web Workers (Deno and Bun), 256 KiB read ahead;
@@ -173,16 +173,16 @@ async function child(codec: string): Promise<void> {
   let closeAfter = () => {};
   if (codec === "zipstream") write = () => zipStreamArchive(entries);
   else if (codec === "zipstream-zlib") {
-    const { zlibGzip } = await import("../server/_zlib_gzip.ts");
+    const { zlibGzip } = await import("../server/gzip_pool/zlib.ts");
     write = () => zipStreamArchive(entries, { gzip: zlibGzip, ...AHEAD });
   } else if (codec === "zipstream-workers") {
-    const { workerGzip } = await import("../server/_worker_gzip.ts");
+    const { workerGzip } = await import("../server/gzip_pool/worker_pool.ts");
     const pool = workerGzip();
     closeAfter = () => pool.close();
     write = () => zipStreamArchive(entries, { gzip: pool.gzip, ...AHEAD });
   } else if (codec === "zipstream-server") {
     const { exportCompression } = await import(
-      "../server/_export_compression.ts"
+      "../server/gzip_pool/mod.ts"
     );
     const server = await exportCompression();
     closeAfter = server.close;

@@ -17,7 +17,7 @@
  * @module
  */
 import process from "node:process";
-import { transcriptArchive } from "../src/transcript_archive.ts";
+import { transcriptArchive } from "../src/operations/transcript_archive.ts";
 import type { TranscriptChunk } from "../src/store/store.ts";
 import { benchData, MESSAGES } from "./export_data.ts";
 

@@ -3,7 +3,7 @@
  * over a MemoryStore seeded with the bench data (`memory`), or over a
  * PostgresStore on `BENCH_DATABASE_URL`, already seeded (`postgres`). The
  * export deflates as the API's servers have it
- * (`server/_export_compression.ts`), or with the runtime's own
+ * (`server/gzip_pool/mod.ts`), or with the runtime's own
  * `CompressionStream` when `BENCH_COMPRESSION=runtime`. Listens on
  * `BENCH_PORT` (default: any free port); prints its URL once ready; stops on
  * SIGTERM.
@@ -14,8 +14,8 @@ import process from "node:process";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { connectPostgres, PostgresStore } from "../postgres/mod.ts";
-import { exportCompression } from "../server/_export_compression.ts";
-import { serve } from "../server/_serve.ts";
+import { exportCompression } from "../server/gzip_pool/mod.ts";
+import { serve } from "../server/runtimes/mod.ts";
 import type { Store } from "../src/store/store.ts";
 import { benchData } from "./export_data.ts";
 

@@ -5,7 +5,7 @@
  * `node bench/handler_cost.ts`, `deno run -A bench/handler_cost.ts`,
  * `bun bench/handler_cost.ts`. Rounds alternate; medians are printed. The
  * handler runs twice: bare (`api`) and with the server's access log at `info`
- * (`api+log`: the same listener and batched writer as `server/_app.ts`,
+ * (`api+log`: the same listener and batched writer as `server/app.ts`,
  * writing to a sink that drops the text).
  *
  * @module
@@ -15,8 +15,8 @@ import { setTimeout } from "node:timers";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { createAccessLog } from "../src/access_log.ts";
-import { batchedLines } from "../server/_log_lines.ts";
+import { createAccessLog } from "../src/telemetry/access_log.ts";
+import { batchedLines } from "../server/log_lines.ts";
 import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Handler } from "../src/handler.ts";
-import { HttpError } from "../src/http_error.ts";
+import { HttpError } from "../src/http/http_error.ts";
 import { RequestValidationError } from "../src/validation/mod.ts";
 
 /**
@@ -21,7 +21,7 @@ import { RequestValidationError } from "../src/validation/mod.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HttpError } from "../src/http_error.ts";
+ * import { HttpError } from "../src/http/http_error.ts";
  * import { answerErrors } from "./answer_errors.ts";
  *
  * const handler = answerErrors(() => {
@@ -56,7 +56,7 @@ export function answerErrors(
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HttpError } from "../src/http_error.ts";
+ * import { HttpError } from "../src/http/http_error.ts";
  * import { errorAnswer } from "./answer_errors.ts";
  *
  * const response = errorAnswer(new HttpError(503, "SERVICE_UNAVAILABLE", "Down"));

@@ -7,14 +7,14 @@
  */
 import { FixturesError, type FixturesInput } from "../src/store/fixtures.ts";
 import type { Handler } from "../src/handler.ts";
-import { HttpError } from "../src/http_error.ts";
-import { PRIVATE_HEADERS } from "../src/hardening_headers.ts";
+import { HttpError } from "../src/http/http_error.ts";
+import { PRIVATE_HEADERS } from "../src/http/hardening_headers.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
 import { CONTROL_PREFIX, isControlRequest } from "./guard.ts";
-import { readBody } from "../src/request_body.ts";
-import { withoutBody } from "../src/responses.ts";
-import { pathnameOf, type Route, Router } from "../src/router.ts";
+import { readBody } from "../src/http/request_body.ts";
+import { withoutBody } from "../src/http/responses.ts";
+import { pathnameOf, type Route, Router } from "../src/http/router.ts";
 import { answerErrors } from "./answer_errors.ts";
 import type { MockState } from "./mock_state.ts";
 

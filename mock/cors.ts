@@ -6,9 +6,9 @@
  * @module
  */
 import type { Handler } from "../src/handler.ts";
-import { PUBLIC_HEADERS } from "../src/hardening_headers.ts";
-import { openApiDocument } from "../src/openapi.ts";
-import { pathnameOf, Router } from "../src/router.ts";
+import { PUBLIC_HEADERS } from "../src/http/hardening_headers.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
+import { pathnameOf, Router } from "../src/http/router.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { isNetworkError } from "./drop_connection.ts";
 
@@ -90,7 +90,7 @@ export interface DocumentPaths {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { openApiDocument } from "../src/openapi.ts";
+ * import { openApiDocument } from "../src/openapi/document.ts";
  * import { routeMethods } from "./cors.ts";
  *
  * const methodsAt = routeMethods([openApiDocument]);

@@ -7,10 +7,10 @@
  * @module
  */
 import type { Handler } from "../src/handler.ts";
-import { PUBLIC_HEADERS } from "../src/hardening_headers.ts";
-import { HttpError } from "../src/http_error.ts";
+import { PUBLIC_HEADERS } from "../src/http/hardening_headers.ts";
+import { HttpError } from "../src/http/http_error.ts";
 import { answerErrors } from "./answer_errors.ts";
-import { pathnameOf } from "../src/router.ts";
+import { pathnameOf } from "../src/http/router.ts";
 
 /** The path prefix reserved for the control API. */
 export const CONTROL_PREFIX = "/__mock/";

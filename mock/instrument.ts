@@ -6,8 +6,8 @@
  */
 import type { Handler } from "../src/handler.ts";
 import { errorAnswer } from "./answer_errors.ts";
-import { HttpError } from "../src/http_error.ts";
-import { pathnameOf } from "../src/router.ts";
+import { HttpError } from "../src/http/http_error.ts";
+import { pathnameOf } from "../src/http/router.ts";
 import {
   cutResponse,
   defaultErrorCode,

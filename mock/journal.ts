@@ -4,10 +4,10 @@
  *
  * @module
  */
-import { isoTimeNow } from "../src/finished_request.ts";
-import { errorCodeOfResponse } from "../src/http_error.ts";
-import { ClientGoneError, readBodyStart } from "../src/request_body.ts";
-import { pathnameOf } from "../src/router.ts";
+import { isoTimeNow } from "../src/telemetry/finished_request.ts";
+import { errorCodeOfResponse } from "../src/http/http_error.ts";
+import { ClientGoneError, readBodyStart } from "../src/http/request_body.ts";
+import { pathnameOf } from "../src/http/router.ts";
 import { isNetworkError } from "./drop_connection.ts";
 
 /** One request the mock answered. */

@@ -13,7 +13,7 @@ import {
   quietlyCut,
 } from "./drop_connection.ts";
 import { isCutResponse } from "./faults.ts";
-import { pathnameOf } from "../src/router.ts";
+import { pathnameOf } from "../src/http/router.ts";
 import { type GuardOptions, isControlRequest, withGuard } from "./guard.ts";
 import {
   createMockState,

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { openApiDocument } from "../src/openapi.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
 
 /** An operation of the API's OpenAPI document. */
 export interface OperationInfo {

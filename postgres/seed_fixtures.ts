@@ -15,7 +15,7 @@ import {
   resolveFixtures,
   type SeedOptions,
 } from "../src/store/fixtures.ts";
-import { hashToken } from "../src/sha256.ts";
+import { hashToken } from "../src/auth/sha256.ts";
 import {
   applySessionSettings,
   type SessionSettings,

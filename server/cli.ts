@@ -3,11 +3,11 @@
  * The package's `bin`, `callflow-api`: one entry with three modes, each
  * with its own options, `--help` and `--version` (the package's version):
  *
- * - `serve`: the real API, from memory or Postgres (server/_serve_command.ts);
+ * - `serve`: the real API, from memory or Postgres (server/commands/serve.ts);
  * - `mock`: the standalone mock server with its control API, for tests in
- *   any language (server/_mock_command.ts);
+ *   any language (server/commands/mock.ts);
  * - `migrate`: migrates (and seeds) the database at `DATABASE_URL`
- *   (server/_migrate_command.ts; also `npm run migrate` in this repository).
+ *   (server/commands/migrate.ts; also `npm run migrate` in this repository).
  *
  * ```sh
  * node_modules/.bin/callflow-api serve --port 8787
@@ -21,7 +21,7 @@
  *
  * @module
  */
-import "./_require_supported_runtime.ts";
+import "./require_supported_runtime.ts";
 import process from "node:process";
 import {
   type Command,
@@ -29,7 +29,7 @@ import {
   USAGE_EXIT_CODE,
   UsageError,
   usageErrorText,
-} from "./_command_line.ts";
+} from "./commands/command_line.ts";
 
 /** `callflow-api --help`: every mode. */
 const USAGE = `Usage: callflow-api <command> [options]
@@ -49,9 +49,9 @@ Options:
 
 /** Each mode, loaded only when run (`migrate` imports postgres.js). */
 const MODES: Record<string, () => Promise<Command>> = {
-  serve: async () => (await import("./_serve_command.ts")).serveCommand,
-  migrate: async () => (await import("./_migrate_command.ts")).migrateCommand,
-  mock: async () => (await import("./_mock_command.ts")).mockCommand,
+  serve: async () => (await import("./commands/serve.ts")).serveCommand,
+  migrate: async () => (await import("./commands/migrate.ts")).migrateCommand,
+  mock: async () => (await import("./commands/mock.ts")).mockCommand,
 };
 
 /** `callflow-api` without a command: its help, its version, or a usage error. */

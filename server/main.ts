@@ -16,10 +16,10 @@
  *
  * @module
  */
-import "./_require_supported_runtime.ts";
+import "./require_supported_runtime.ts";
 import process from "node:process";
-import { runServer } from "./_run_server.ts";
-import { readServerSettings } from "./_settings.ts";
+import { runServer } from "./run_server.ts";
+import { readServerSettings } from "./settings.ts";
 
 try {
   const settings = readServerSettings(process.env, process.stdout.isTTY);

@@ -6,8 +6,8 @@
  * @module
  */
 import process from "node:process";
-import { runCommand } from "./_command_line.ts";
-import { mockCommand } from "./_mock_command.ts";
+import { runCommand } from "./commands/command_line.ts";
+import { mockCommand } from "./commands/mock.ts";
 // Built into the executable, which has no package.json beside it.
 import manifest from "../package.json" with { type: "json" };
 

@@ -30,18 +30,18 @@
  *
  * @module
  */
-import "./_require_supported_runtime.ts";
+import "./require_supported_runtime.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { type BunServer, drainedBunFetch } from "./_adapter/bun.ts";
-import { drainedDenoHandler } from "./_adapter/deno.ts";
-import { Drain } from "./_adapter/drain.ts";
-import { serveApp } from "./_run_server.ts";
-import { openServerApp } from "./_app.ts";
-import { readServerSettings } from "./_settings.ts";
-import { runtimeName } from "./_serve.ts";
-import { type DrainableServer, shutDownOnStopSignal } from "./_shutdown.ts";
+import { type BunServer, drainedBunFetch } from "./runtimes/bun.ts";
+import { drainedDenoHandler } from "./runtimes/deno.ts";
+import { Drain } from "./runtimes/drain.ts";
+import { serveApp } from "./run_server.ts";
+import { openServerApp } from "./app.ts";
+import { readServerSettings } from "./settings.ts";
+import { runtimeName } from "./runtimes/mod.ts";
+import { type DrainableServer, shutDownOnStopSignal } from "./shutdown.ts";
 
 /** What `deno serve`, Deno Deploy and Bun read from the default export. */
 export interface ServerEntry {

@@ -36,20 +36,20 @@
  *
  * @module
  */
-import { createAccessLog } from "../src/access_log.ts";
+import { createAccessLog } from "../src/telemetry/access_log.ts";
 import { ExportSlots } from "../src/operations/export_slots.ts";
-import { FailedAuthLimiter } from "../src/failed_auth.ts";
+import { FailedAuthLimiter } from "../src/auth/failed_auth.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { Store } from "../src/store/store.ts";
-import { HttpError } from "../src/http_error.ts";
+import { HttpError } from "../src/http/http_error.ts";
 import {
   readServerSettings,
   type ServerSettings,
   SettingsError,
-} from "./_settings.ts";
+} from "./settings.ts";
 
 /** The bindings the Worker reads; all optional. */
 export interface WorkerEnv {

@@ -3,32 +3,32 @@
  *
  * @module
  */
-import { authenticate } from "./auth.ts";
-import { FailedAuthLimiter } from "./failed_auth.ts";
+import { authenticate } from "./auth/authenticate.ts";
+import { FailedAuthLimiter } from "./auth/failed_auth.ts";
 import {
   BODY_TIMEOUT_MS,
   ClientGoneError,
   leavesLargeBody,
   MAX_BODY_BYTES,
   refuseLargeBody,
-} from "./request_body.ts";
+} from "./http/request_body.ts";
 import {
   type AbortCause,
   type FinishedRequest,
   isoTimeNow,
   type RequestFinishedListener,
-} from "./finished_request.ts";
-import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./body_watch.ts";
-import { healthz, readyz } from "./health.ts";
-import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
-import { HttpError } from "./http_error.ts";
-import { openApiDocumentFor } from "./openapi.ts";
+} from "./telemetry/finished_request.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./http/body_watch.ts";
+import { healthz, readyz } from "./operations/health.ts";
+import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./http/hardening_headers.ts";
+import { HttpError } from "./http/http_error.ts";
+import { openApiDocumentFor } from "./openapi/document.ts";
 import {
   bulkDownload,
   DEFAULT_EXPORT_STALL_TIMEOUT_MS,
 } from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
-import type { Endpoint, RequestContext } from "./operations/context.ts";
+import type { Endpoint, RequestContext } from "./operations/endpoint.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
@@ -36,10 +36,15 @@ import {
 } from "./operations/export_slots.ts";
 import { testTrigger } from "./operations/test_trigger.ts";
 import { RequestValidationError } from "./validation/mod.ts";
-import { bodyLengthOf, json, watchedBodyOf, withoutBody } from "./responses.ts";
-import { pathnameOf, Router } from "./router.ts";
-import { assertRuntimeSupport } from "./runtime_support.ts";
-import { RequestTelemetry } from "./telemetry.ts";
+import {
+  bodyLengthOf,
+  json,
+  watchedBodyOf,
+  withoutBody,
+} from "./http/responses.ts";
+import { pathnameOf, Router } from "./http/router.ts";
+import { assertRuntimeSupport } from "./http/runtime_support.ts";
+import { RequestTelemetry } from "./telemetry/request_telemetry.ts";
 import type { Store } from "./store/store.ts";
 import type { ZipCompression } from "./zip/zip_stream.ts";
 

@@ -10,11 +10,15 @@
 import assert from "node:assert/strict";
 import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
-import { createAccessLog, levelOf } from "../src/access_log.ts";
+import { createAccessLog, levelOf } from "../src/telemetry/access_log.ts";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { type RunningServer, runtimeName, serve } from "../server/_serve.ts";
+import {
+  type RunningServer,
+  runtimeName,
+  serve,
+} from "../server/runtimes/mod.ts";
 import type { TranscriptChunk } from "../src/store/store.ts";
 import { apiFixtures, CALLS, PROJECT, TOKENS } from "./support/api_fixtures.ts";
 import { manyCalls } from "./support/many_calls.ts";

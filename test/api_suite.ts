@@ -18,7 +18,7 @@ import {
   NOW,
   TOKENS,
 } from "./support/api_fixtures.ts";
-import { examples } from "../src/openapi_examples.ts";
+import { examples } from "../src/openapi/examples.ts";
 import { assertMatchesOpenApi } from "./support/openapi_check.ts";
 import { readZip } from "./support/zip_reader.ts";
 

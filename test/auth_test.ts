@@ -1,9 +1,9 @@
 /** Bearer authentication and the role table, on the functions themselves. */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { allows, authenticate, authorize } from "../src/auth.ts";
+import { allows, authenticate, authorize } from "../src/auth/authenticate.ts";
 import { authorizeDelete } from "../src/operations/delete_integration.ts";
-import { HttpError } from "../src/http_error.ts";
+import { HttpError } from "../src/http/http_error.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { ROLES } from "../src/store/store.ts";
 

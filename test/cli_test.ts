@@ -13,12 +13,12 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { apiFixtures, TOKENS } from "./support/api_fixtures.ts";
 import { runBin, startMockCli } from "./support/mock_cli.ts";
 import { countRows, createTestDatabase } from "./support/postgres.ts";
-import { hashToken } from "../src/sha256.ts";
+import { hashToken } from "../src/auth/sha256.ts";
 import postgres from "postgres";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

@@ -58,7 +58,7 @@ describe("the core", () => {
       const expected of [
         "src/handler.ts",
         "src/store/memory_store.ts",
-        "src/transcript_archive.ts",
+        "src/operations/transcript_archive.ts",
       ]
     ) {
       assert.ok(

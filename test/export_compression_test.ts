@@ -13,10 +13,10 @@ import {
   type GzipPair,
   ZipStream,
 } from "../src/zip/zip_stream.ts";
-import { exportCompression } from "../server/_export_compression.ts";
-import { runtimeName } from "../server/_serve.ts";
-import { workerGzip } from "../server/_worker_gzip.ts";
-import { zlibGzip } from "../server/_zlib_gzip.ts";
+import { exportCompression } from "../server/gzip_pool/mod.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
+import { workerGzip } from "../server/gzip_pool/worker_pool.ts";
+import { zlibGzip } from "../server/gzip_pool/zlib.ts";
 import { readZip } from "./support/zip_reader.ts";
 
 const lastModified = new Date("2026-01-02T03:04:06Z");

@@ -10,11 +10,11 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FinishedRequest } from "../src/finished_request.ts";
+import type { FinishedRequest } from "../src/telemetry/finished_request.ts";
 import { createHandler, type HandlerOptions } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { TranscriptChunk } from "../src/store/store.ts";
-import { type RunningServer, serve } from "../server/_serve.ts";
+import { type RunningServer, serve } from "../server/runtimes/mod.ts";
 import {
   bulkExportRequest,
   type ManyCalls,

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createHandler, type HandlerOptions } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { type RunningServer, serve } from "../server/_serve.ts";
+import { type RunningServer, serve } from "../server/runtimes/mod.ts";
 import type { TranscriptChunk } from "../src/store/store.ts";
 import { bulkExportRequest, manyCalls } from "./support/many_calls.ts";
 import { readZip } from "./support/zip_reader.ts";

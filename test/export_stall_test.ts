@@ -8,10 +8,14 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FinishedRequest } from "../src/finished_request.ts";
+import type { FinishedRequest } from "../src/telemetry/finished_request.ts";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { type RunningServer, runtimeName, serve } from "../server/_serve.ts";
+import {
+  type RunningServer,
+  runtimeName,
+  serve,
+} from "../server/runtimes/mod.ts";
 import { manyCalls, noise } from "./support/many_calls.ts";
 import { RawExport } from "./support/raw_export.ts";
 import { serverSideStates, SOCKET_STATES } from "./support/socket_states.ts";

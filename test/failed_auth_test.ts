@@ -10,10 +10,10 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { openServerApp, type ServerApp } from "../server/_app.ts";
-import { type RunningServer, serve } from "../server/_serve.ts";
-import { readServerSettings } from "../server/_settings.ts";
-import { clientKey, FailedAuthLimiter } from "../src/failed_auth.ts";
+import { openServerApp, type ServerApp } from "../server/app.ts";
+import { type RunningServer, serve } from "../server/runtimes/mod.ts";
+import { readServerSettings } from "../server/settings.ts";
+import { clientKey, FailedAuthLimiter } from "../src/auth/failed_auth.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";

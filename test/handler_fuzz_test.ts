@@ -21,7 +21,7 @@ import fc from "fast-check";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import {
   apiFixtures,
   CALLS,

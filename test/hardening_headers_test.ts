@@ -12,7 +12,7 @@ import { describe, it } from "node:test";
 import { createMockServer } from "../mock/mock_server.ts";
 import worker from "../server/worker.ts";
 import type { Handler } from "../src/handler.ts";
-import { openApiDocument } from "../src/openapi.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { DEMO, demoHandler, demoServer } from "./support/demo_handler.ts";
 

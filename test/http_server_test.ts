@@ -8,7 +8,11 @@ import { after, before, describe, it } from "node:test";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { type RunningServer, runtimeName, serve } from "../server/_serve.ts";
+import {
+  type RunningServer,
+  runtimeName,
+  serve,
+} from "../server/runtimes/mod.ts";
 import type { TranscriptChunk } from "../src/store/store.ts";
 import { assertError } from "./api_suite.ts";
 import {

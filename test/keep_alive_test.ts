@@ -13,8 +13,8 @@ import { connect } from "node:net";
 import { after, before, describe, it } from "node:test";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { DEFAULT_TIMEOUTS } from "../server/_adapter/server.ts";
-import { type RunningServer, serve } from "../server/_serve.ts";
+import { DEFAULT_TIMEOUTS } from "../server/runtimes/server.ts";
+import { type RunningServer, serve } from "../server/runtimes/mod.ts";
 
 let server: RunningServer;
 before(async () => {

@@ -24,8 +24,8 @@ import {
   type JournalEntry,
 } from "../mock/mod.ts";
 import { createMockApi } from "../mock/msw.ts";
-import { runtimeName } from "../server/_serve.ts";
-import { transcriptArchive } from "../src/transcript_archive.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
+import { transcriptArchive } from "../src/operations/transcript_archive.ts";
 import {
   apiFixtures,
   CALLS,

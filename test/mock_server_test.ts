@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createMockServer } from "../mock/mod.ts";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import {
   apiFixtures,
   CALLS,

@@ -7,15 +7,15 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { FailedAuthLimiter } from "../src/failed_auth.ts";
+import { FailedAuthLimiter } from "../src/auth/failed_auth.ts";
 import { createHandler, type HandlerOptions } from "../src/handler.ts";
-import { openApiDocument } from "../src/openapi.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
 import {
   EXAMPLE_IDS,
   EXAMPLE_NOW,
   EXAMPLE_REQUEST_ID,
   examples,
-} from "../src/openapi_examples.ts";
+} from "../src/openapi/examples.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";

@@ -16,7 +16,7 @@
 import { existsSync } from "node:fs";
 import process from "node:process";
 import { describe, it } from "node:test";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import {
   assertFailoverGoals,
   describeFailover,

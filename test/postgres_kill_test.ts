@@ -11,7 +11,7 @@
  */
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import {
   assertKillGoals,
   describeTally,

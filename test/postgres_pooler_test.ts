@@ -18,7 +18,7 @@ import { after, before, describe, it } from "node:test";
 import postgres from "postgres";
 import { connectPostgres, migrate, PostgresStore } from "../postgres/mod.ts";
 import { applySessionSettings } from "../postgres/session_settings.ts";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import {
   MIXED_LOAD_SERVER_ENV,
   mixedLoadData,

@@ -16,7 +16,7 @@ import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import postgres from "postgres";
 import { openPostgresStore } from "../postgres/mod.ts";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import {
   MIXED_LOAD_SERVER_ENV,
   mixedLoadData,

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import postgres from "postgres";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import { manyCalls, noisyMessages } from "./support/many_calls.ts";
 import {
   CLUSTER_BINARIES,

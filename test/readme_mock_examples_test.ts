@@ -13,7 +13,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import { codeBlockWith } from "./support/docs.ts";
 import { type RunningCli, startMockCli } from "./support/mock_cli.ts";
 

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HttpError } from "../src/http_error.ts";
-import { Router } from "../src/router.ts";
+import { HttpError } from "../src/http/http_error.ts";
+import { Router } from "../src/http/router.ts";
 
 const router = new Router([
   { method: "POST", pattern: "/v1/call/message/bulk", target: "bulk" },

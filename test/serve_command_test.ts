@@ -1,5 +1,5 @@
 /**
- * `callflow-api serve` (server/cli.ts dispatching to server/_serve_command.ts) as a
+ * `callflow-api serve` (server/cli.ts dispatching to server/commands/serve.ts) as a
  * process of the runtime running this file: help, version, refusals, and the
  * real API served with the access log on stdout, stopped by SIGTERM.
  *
@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, describe, it } from "node:test";
-import { runtimeName } from "../server/_serve.ts";
+import { runtimeName } from "../server/runtimes/mod.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
 import { checkNoDemoTokens } from "./deploy/fetch_checks.ts";
 import { ServerProcess } from "./deploy/processes.ts";

@@ -13,7 +13,11 @@ import { after, before, describe, it } from "node:test";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { type RunningServer, runtimeName, serve } from "../server/_serve.ts";
+import {
+  type RunningServer,
+  runtimeName,
+  serve,
+} from "../server/runtimes/mod.ts";
 import {
   apiFixtures,
   CALLS,

@@ -31,7 +31,7 @@ import {
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
 import { createHandler, MemoryStore, type Store } from "../mod.ts";
-import { readTelemetrySettings } from "../server/_settings.ts";
+import { readTelemetrySettings } from "../server/settings.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
 import {
   type OtlpReceiver,

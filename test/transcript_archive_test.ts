@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import type { TranscriptChunk } from "../src/store/store.ts";
-import { transcriptArchive } from "../src/transcript_archive.ts";
+import { transcriptArchive } from "../src/operations/transcript_archive.ts";
 import { readZip } from "./support/zip_reader.ts";
 
 const callId = (i: number) =>

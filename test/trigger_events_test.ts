@@ -6,11 +6,14 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HttpError } from "../src/http_error.ts";
+import { HttpError } from "../src/http/http_error.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { nextFireTimes, scheduleProblem } from "../src/schedule.ts";
+import { nextFireTimes, scheduleProblem } from "../src/operations/schedule.ts";
 import type { Flow, Trigger } from "../src/store/store.ts";
-import { EXAMPLE_CALL_ID, SAMPLE_EVENT_COUNT } from "../src/trigger_events.ts";
+import {
+  EXAMPLE_CALL_ID,
+  SAMPLE_EVENT_COUNT,
+} from "../src/operations/trigger_events.ts";
 import { sampleEvents } from "../src/operations/test_trigger.ts";
 
 const ACME = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";

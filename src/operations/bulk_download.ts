@@ -3,16 +3,16 @@
  *
  * @module
  */
-import { authorize } from "../auth.ts";
-import { WatchedBody } from "../body_watch.ts";
-import { readBody } from "../request_body.ts";
+import { authorize } from "../auth/authenticate.ts";
+import { WatchedBody } from "../http/body_watch.ts";
+import { readBody } from "../http/request_body.ts";
 import { parseBulkRequest } from "../validation/mod.ts";
-import { HttpError } from "../http_error.ts";
-import { streamed } from "../responses.ts";
+import { HttpError } from "../http/http_error.ts";
+import { streamed } from "../http/responses.ts";
 import type { Store } from "../store/store.ts";
-import { transcriptArchive } from "../transcript_archive.ts";
+import { transcriptArchive } from "./transcript_archive.ts";
 import type { ZipCompression } from "../zip/zip_stream.ts";
-import type { GrantedContext, Operation } from "./context.ts";
+import type { GrantedContext, Operation } from "./endpoint.ts";
 import type { ExportRefusal, ExportSlots } from "./export_slots.ts";
 
 /** How long an export's client may read nothing before it is cut, in ms. */

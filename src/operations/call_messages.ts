@@ -3,12 +3,12 @@
  *
  * @module
  */
-import { authorize } from "../auth.ts";
-import { HttpError } from "../http_error.ts";
+import { authorize } from "../auth/authenticate.ts";
+import { HttpError } from "../http/http_error.ts";
 import { parsePathUuid } from "../validation/mod.ts";
-import { jsonText } from "../responses.ts";
+import { jsonText } from "../http/responses.ts";
 import type { Store } from "../store/store.ts";
-import type { GrantedContext, Operation } from "./context.ts";
+import type { GrantedContext, Operation } from "./endpoint.ts";
 
 /**
  * The operation that answers with the call's messages as a JSON array (`[]`

@@ -3,12 +3,12 @@
  *
  * @module
  */
-import { allows } from "../auth.ts";
-import { HttpError } from "../http_error.ts";
-import { empty } from "../responses.ts";
+import { allows } from "../auth/authenticate.ts";
+import { HttpError } from "../http/http_error.ts";
+import { empty } from "../http/responses.ts";
 import type { Grant, Store } from "../store/store.ts";
 import { parsePathUuid } from "../validation/mod.ts";
-import type { GrantedContext, Operation } from "./context.ts";
+import type { GrantedContext, Operation } from "./endpoint.ts";
 
 /**
  * Refuses a grant whose role may not delete integrations as the spec does: 403

@@ -3,13 +3,13 @@
  *
  * @module
  */
-import { authorize } from "../auth.ts";
-import { HttpError } from "../http_error.ts";
+import { authorize } from "../auth/authenticate.ts";
+import { HttpError } from "../http/http_error.ts";
 import { parsePathUuid } from "../validation/mod.ts";
-import { type TriggerEvent, triggerEvents } from "../trigger_events.ts";
-import { json } from "../responses.ts";
+import { type TriggerEvent, triggerEvents } from "./trigger_events.ts";
+import { json } from "../http/responses.ts";
 import type { Flow, Store } from "../store/store.ts";
-import type { GrantedContext, Operation } from "./context.ts";
+import type { GrantedContext, Operation } from "./endpoint.ts";
 
 /**
  * A flow's sample events, under the spec's rule for a flow that nothing

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { json } from "../responses.ts";
+import { json } from "../http/responses.ts";
 
 /** One entry of an HTTPValidationError's `detail`, as Pydantic v2 reports it. */
 export interface ValidationIssue {

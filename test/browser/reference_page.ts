@@ -15,8 +15,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { Browser } from "playwright-core";
 import { launchChromium, skipWithoutChromium } from "./chromium.ts";
-import { openApiDocument } from "../../src/openapi.ts";
-import { examples } from "../../src/openapi_examples.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
+import { examples } from "../../src/openapi/examples.ts";
 import { type RunningCli, startMockCli } from "../support/mock_cli.ts";
 import { startServerMain } from "../support/server_main.ts";
 

@@ -6,7 +6,7 @@
  * @module
  */
 import { after, before } from "node:test";
-import { type RunningServer, serve } from "../../server/_serve.ts";
+import { type RunningServer, serve } from "../../server/runtimes/mod.ts";
 import { createHandler, type Handler } from "../../src/handler.ts";
 import { demoFixtures } from "../../src/store/demo_fixtures.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";

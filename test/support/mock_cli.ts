@@ -8,7 +8,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { runtimeName } from "../../server/_serve.ts";
+import { runtimeName } from "../../server/runtimes/mod.ts";
 
 const CLI = fileURLToPath(new URL("../../server/cli.ts", import.meta.url));
 

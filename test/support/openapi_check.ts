@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { Ajv2020 } from "ajv/dist/2020.js";
 import * as ajvFormats from "ajv-formats";
-import { openApiDocument } from "../../src/openapi.ts";
+import { openApiDocument } from "../../src/openapi/document.ts";
 
 type Schema = Record<string, unknown>;
 

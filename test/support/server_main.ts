@@ -5,7 +5,7 @@
  * @module
  */
 import process from "node:process";
-import { runtimeName } from "../../server/_serve.ts";
+import { runtimeName } from "../../server/runtimes/mod.ts";
 import { ServerProcess, UNSET_SERVER_SETTINGS } from "../deploy/processes.ts";
 
 /** A started server and the URL it announced. */

@@ -1,0 +1,77 @@
+/**
+ * Log lines written to stdout in batches: the lines of one turn of the event
+ * loop go out in one write, whole and in the order they were logged, instead
+ * of one console call (and one system call) per line.
+ *
+ * @module
+ */
+import process from "node:process";
+import { setImmediate } from "node:timers";
+
+/** Where batches go: a writable stream such as `process.stdout`. */
+export interface LineSink {
+  /** Writes a chunk; calls `done` once the chunk was handed to the system. */
+  write(chunk: string, done: (error?: Error | null) => void): unknown;
+}
+
+/** A batching line writer. */
+export interface LineWriter {
+  /** Queues one line (without its newline); it is written within the tick. */
+  write(line: string): void;
+  /**
+   * Writes what is queued now; resolves once the sink took it (on shutdown:
+   * stdout may be a pipe whose reader is behind, and exiting before the
+   * write completes would lose the last lines).
+   */
+  flush(): Promise<void>;
+}
+
+/**
+ * Batches lines into one write a tick. Each write holds whole lines, each
+ * ended by a newline, in the order they were queued.
+ *
+ * @param sink Where each batch goes. Default: stdout.
+ * @returns The writer.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { batchedLines } from "./log_lines.ts";
+ *
+ * const writes: string[] = [];
+ * const log = batchedLines({
+ *   write: (chunk, done) => {
+ *     writes.push(chunk);
+ *     done();
+ *   },
+ * });
+ * log.write("one");
+ * log.write("two");
+ * assert.deepEqual(writes, []);
+ * await log.flush();
+ * assert.deepEqual(writes, ["one\ntwo\n"]);
+ * ```
+ */
+export function batchedLines(sink: LineSink = process.stdout): LineWriter {
+  let queued = "";
+  let scheduled = false;
+  const flush = () =>
+    new Promise<void>((resolve) => {
+      scheduled = false;
+      if (queued === "") return resolve();
+      const chunk = queued;
+      queued = "";
+      // A failed write (stdout closed) has nowhere to be reported.
+      sink.write(chunk, () => resolve());
+    });
+  return {
+    write(line) {
+      queued += line + "\n";
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    },
+    flush,
+  };
+}

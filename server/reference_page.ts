@@ -1,0 +1,152 @@
+/**
+ * `GET /docs`: the API's reference, rendered in the browser from the served
+ * `/openapi.json` by Swagger UI, whose script and stylesheet come from the
+ * installed `swagger-ui-dist` package (an optional dependency) and are
+ * served from `/docs/` too: the page asks no other host. Kept out of the
+ * core handler: the servers of `callflow-api serve` and `mock` add it.
+ *
+ * @module
+ */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { HttpError } from "../src/http/http_error.ts";
+
+/** Where the reference page lives. */
+export const DOCS_PATH = "/docs";
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Call, Integration and Workflow API: reference</title>
+<link rel="stylesheet" href="${DOCS_PATH}/swagger-ui.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<script src="${DOCS_PATH}/swagger-ui-bundle.js"></script>
+<script src="${DOCS_PATH}/init.js"></script>
+</body>
+</html>
+`;
+
+/**
+ * Renders the served document; no validator badge (it would call another
+ * host), the examples shown, the models' schemas one level open.
+ */
+const INIT = `window.ui = SwaggerUIBundle({
+  url: "/openapi.json",
+  dom_id: "#swagger-ui",
+  validatorUrl: null,
+  deepLinking: true,
+  displayOperationId: true,
+  defaultModelsExpandDepth: 1,
+  tryItOutEnabled: false,
+});
+`;
+
+/** The page's files, by path, with their content type. */
+const FILES: Record<string, { type: string; text?: string; asset?: string }> = {
+  [DOCS_PATH]: { type: "text/html; charset=utf-8", text: PAGE },
+  [`${DOCS_PATH}/init.js`]: { type: "text/javascript", text: INIT },
+  [`${DOCS_PATH}/swagger-ui.css`]: {
+    type: "text/css",
+    asset: "swagger-ui.css",
+  },
+  [`${DOCS_PATH}/swagger-ui-bundle.js`]: {
+    type: "text/javascript",
+    asset: "swagger-ui-bundle.js",
+  },
+};
+
+/** Reads a file of the `swagger-ui-dist` package; rejects when it is absent. */
+export type AssetReader = (name: string) => Promise<Uint8Array>;
+
+/**
+ * Reads `swagger-ui-dist`'s files where Node's resolution finds the package
+ * (the project's or the consumer's `node_modules`), or else beside the
+ * running module (where `bun build --compile --asset` puts them in the
+ * mock's executable).
+ */
+export const readSwaggerUiAsset: AssetReader = async (name) => {
+  let path: string;
+  try {
+    path = createRequire(import.meta.url).resolve(`swagger-ui-dist/${name}`);
+  } catch {
+    path = join(import.meta.dirname ?? ".", name);
+  }
+  return new Uint8Array(await readFile(path));
+};
+
+/** A server's handler: a request, and the server's own argument. */
+type ServerHandler = (request: Request, env?: unknown) => Promise<Response>;
+
+/**
+ * Adds the reference page to a handler: `GET` and `HEAD` of `/docs` and its
+ * files; every other request goes to the handler. When `swagger-ui-dist`
+ * is not installed, `/docs` answers 404 `NOT_FOUND` saying so.
+ *
+ * @param handler The API's (or the mock's) handler.
+ * @param readAsset Where the package's files are read. Default:
+ * {@linkcode readSwaggerUiAsset}.
+ * @returns The handler with the page.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { withReferencePage } from "./reference_page.ts";
+ *
+ * const handler = withReferencePage(() =>
+ *   Promise.resolve(new Response("api"))
+ * );
+ * const page = await handler(new Request("http://127.0.0.1:8787/docs"));
+ * assert.equal(page.status, 200);
+ * assert.match(await page.text(), /swagger-ui-bundle\.js/);
+ * const api = await handler(new Request("http://127.0.0.1:8787/healthz"));
+ * assert.equal(await api.text(), "api");
+ * ```
+ */
+export function withReferencePage(
+  handler: ServerHandler,
+  readAsset: AssetReader = readSwaggerUiAsset,
+): ServerHandler {
+  const assets = new Map<string, Promise<Uint8Array>>();
+  return async (request, env) => {
+    const { pathname } = new URL(request.url);
+    const file = Object.hasOwn(FILES, pathname) ? FILES[pathname] : undefined;
+    if (
+      file === undefined ||
+      (request.method !== "GET" && request.method !== "HEAD")
+    ) {
+      return handler(request, env);
+    }
+    let body: Uint8Array | string;
+    if (file.asset === undefined) {
+      body = file.text!;
+    } else {
+      let asset = assets.get(file.asset);
+      if (asset === undefined) {
+        asset = readAsset(file.asset);
+        assets.set(file.asset, asset);
+        // Not installed: say so each time, and try again next time.
+        asset.catch(() => assets.delete(file.asset!));
+      }
+      try {
+        body = await asset;
+      } catch {
+        return new HttpError(
+          404,
+          "NOT_FOUND",
+          "The reference page needs the optional package swagger-ui-dist: install it",
+        ).toResponse();
+      }
+    }
+    return new Response(request.method === "HEAD" ? null : body as BodyInit, {
+      headers: {
+        "content-type": file.type,
+        "cache-control": "no-cache",
+      },
+    });
+  };
+}

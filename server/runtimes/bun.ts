@@ -1,0 +1,111 @@
+/**
+ * Serving the handler with `Bun.serve`.
+ *
+ * @module
+ */
+import { watchedBodyOf } from "../../src/http/responses.ts";
+import { Drain } from "./drain.ts";
+import {
+  type RunningServer,
+  type ServedHandler,
+  type ServeOptions,
+  serverUrl,
+  serveTimeouts,
+} from "./server.ts";
+
+/** The part of Bun's API this adapter uses. */
+interface BunRuntime {
+  serve(options: {
+    port: number;
+    hostname: string;
+    fetch: (request: Request, server: BunServer) => Promise<Response>;
+    idleTimeout?: number;
+  }): BunServer;
+}
+
+/** The part of Bun's server this adapter uses. */
+export interface BunServer {
+  port: number;
+  hostname: string;
+  /** Responses still going, bodies included. */
+  pendingRequests: number;
+  stop(force?: boolean): Promise<void>;
+  /** Sets one request's idle timeout, in seconds (0: none). */
+  timeout(request: Request, seconds: number): void;
+}
+
+/**
+ * Serves the handler with `Bun.serve`, with `idleTimeout` set to
+ * `idleSeconds`: Bun closes a keep-alive connection idle that long, and a
+ * request whose body takes that long (its timer does not restart on body
+ * bytes). Bun has no header deadline to set, but closes a connection
+ * whose headers are incomplete after about 10 s, stalled or trickled. The
+ * bulk export's ZIP gets no idle timeout, so a slow reader is not cut off;
+ * Bun keeps that per-request setting for the rest of the connection.
+ *
+ * @example
+ * ```ts ignore
+ * import { serveBun } from "./bun.ts";
+ *
+ * const server = await serveBun(handler, { port: 0, hostname: "127.0.0.1" });
+ * await server.close();
+ * ```
+ */
+export function serveBun(
+  handler: ServedHandler,
+  { port, hostname, timeouts }: ServeOptions,
+): Promise<RunningServer> {
+  const bun = (globalThis as unknown as { Bun: BunRuntime }).Bun;
+  const { idleSeconds } = serveTimeouts(timeouts);
+  const drain = new Drain(() => server.pendingRequests);
+  const server = bun.serve({
+    port,
+    hostname,
+    idleTimeout: Math.min(Math.max(Math.round(idleSeconds), 0), 255),
+    fetch: drainedBunFetch(handler, drain),
+  });
+  return Promise.resolve({
+    url: serverUrl(server.hostname, server.port),
+    port: server.port,
+    close: () => server.stop(),
+    drain,
+    cut: () => void server.stop(true),
+  });
+}
+
+/**
+ * The handler as `Bun.serve` calls it, its requests' arrivals noted in
+ * `drain` (which counts those still going with `server.pendingRequests`).
+ * The bulk export's ZIP gets no idle timeout, so a slow reader is not cut
+ * off by Bun; the export's own stall deadline ends one that reads nothing.
+ *
+ * @example
+ * ```ts ignore
+ * import { Drain } from "./drain.ts";
+ * import { drainedBunFetch } from "./bun.ts";
+ *
+ * Bun.serve({ fetch: drainedBunFetch(handler, new Drain()) });
+ * ```
+ */
+export function drainedBunFetch(
+  handler: ServedHandler,
+  drain: Drain,
+): (request: Request, server: BunServer) => Promise<Response> {
+  return async (request, server) => {
+    drain.arrive(request);
+    const response = await handler(request, server);
+    // A slow client reading a large ZIP must not be cut off (Bun counts a
+    // client that reads nothing for a while as idle): a streamed body has
+    // its own stall deadline (src/http/body_watch.ts).
+    const body = watchedBodyOf(response);
+    if (body !== undefined) {
+      server.timeout(request, 0);
+      // Cut for reading nothing: Bun keeps the connection, its write
+      // blocked, while the client reads nothing. An idle timeout closes it.
+      body.onEnd((_bytes, aborted) => {
+        if (aborted === "client") server.timeout(request, 1);
+      });
+    }
+    return drain.respond(response);
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The probes a load balancer or an orchestrator calls, without a token:
+ * `GET /healthz` (the process answers) and `GET /readyz` (the store answers
+ * too, within a short deadline).
+ *
+ * @module
+ */
+import { HttpError } from "../http/http_error.ts";
+import type { Operation, RequestContext } from "./endpoint.ts";
+import type { Store, StoreDegraded } from "../store/store.ts";
+import { json } from "../http/responses.ts";
+
+/**
+ * `GET /healthz`: 200 `{"status": "ok"}` whenever the process can answer;
+ * the store is not touched.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { healthz } from "./health.ts";
+ *
+ * const response = await healthz({ headers: { "x-request-id": "r1" } });
+ * assert.deepEqual(await response.json(), { status: "ok" });
+ * assert.equal(response.headers.get("x-request-id"), "r1");
+ * ```
+ */
+export function healthz(
+  { headers }: Pick<RequestContext, "headers">,
+): Promise<Response> {
+  return Promise.resolve(json({ status: "ok" }, 200, headers));
+}
+
+/** Settings of {@linkcode readyz}. */
+export interface ReadinessSettings {
+  /** The store whose `ping()` is asked. */
+  store: Store;
+  /** How long the store may take to answer, in ms. */
+  readinessTimeout: number;
+  /** Aborted once the server shuts down; none for a server that never does. */
+  shutdownSignal: AbortSignal | undefined;
+}
+
+/**
+ * The operation of `GET /readyz`: 200 `{"status": "ok"}` once the store's
+ * `ping()` resolves within `readinessTimeout`, 503 `SERVICE_UNAVAILABLE`
+ * (ErrorResponseSchema) when it fails or takes longer. A store that serves
+ * degraded (its `ping()` resolves with `{ degraded }`) is still ready: 200
+ * `{"status": "degraded", "detail": "…"}`. Once `shutdownSignal` is aborted
+ * it answers 503 at once, without asking the store: the server is draining.
+ *
+ * @param settings The store, the deadline and the shutdown signal.
+ * @returns The operation.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readyz } from "./health.ts";
+ * import { MemoryStore } from "../store/memory_store.ts";
+ *
+ * const shutdown = new AbortController();
+ * const probe = readyz({
+ *   store: new MemoryStore(),
+ *   readinessTimeout: 2000,
+ *   shutdownSignal: shutdown.signal,
+ * });
+ * const context = {
+ *   request: new Request("http://x/readyz"),
+ *   params: {},
+ *   requestId: "r1",
+ *   headers: {},
+ * };
+ * assert.equal((await probe(context)).status, 200);
+ * shutdown.abort();
+ * await assert.rejects(probe(context), { status: 503 });
+ * ```
+ */
+export function readyz(
+  { store, readinessTimeout, shutdownSignal }: ReadinessSettings,
+): Operation {
+  return async ({ headers }) => {
+    if (shutdownSignal?.aborted) {
+      throw new HttpError(
+        503,
+        "SERVICE_UNAVAILABLE",
+        "The server is shutting down",
+      );
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const deadline = new Promise<"late">((resolve) => {
+      timer = setTimeout(() => resolve("late"), readinessTimeout);
+    });
+    let outcome: "ok" | "late" | "failed" | StoreDegraded;
+    try {
+      outcome = await Promise.race([
+        store.ping().then((answer) => answer ?? "ok" as const),
+        deadline,
+      ]);
+    } catch {
+      outcome = "failed";
+    } finally {
+      clearTimeout(timer);
+    }
+    if (outcome === "ok") return json({ status: "ok" }, 200, headers);
+    if (typeof outcome === "object") {
+      const body = { status: "degraded", detail: outcome.degraded };
+      return json(body, 200, headers);
+    }
+    throw new HttpError(
+      503,
+      "SERVICE_UNAVAILABLE",
+      outcome === "late"
+        ? `The store did not answer within ${readinessTimeout} ms`
+        : "The store cannot be reached",
+    );
+  };
+}
