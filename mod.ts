@@ -13,6 +13,13 @@
  *
  * @module
  */
+export { Context, type MatchedRoute } from "./src/http/context.ts";
+export {
+  compose,
+  type ErrorRenderer,
+  type Middleware,
+  type Next,
+} from "./src/http/pipeline.ts";
 export {
   createHandler,
   type ErrorLogger,
@@ -25,9 +32,16 @@ export {
   ExportSlots,
 } from "./src/operations/export_slots.ts";
 export {
+  type BodyEndListener,
   DEFAULT_EXPORT_MIN_BYTES_PER_SECOND,
   ExportStalledError,
+  WatchedBody,
 } from "./src/http/body_watch.ts";
+export type {
+  Endpoint,
+  GrantedContext,
+  Operation,
+} from "./src/operations/endpoint.ts";
 export {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,

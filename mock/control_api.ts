@@ -6,21 +6,19 @@
  * @module
  */
 import { FixturesError, type FixturesInput } from "../src/store/fixtures.ts";
-import type { Handler } from "../src/handler.ts";
 import { HttpError } from "../src/http/http_error.ts";
 import { PRIVATE_HEADERS } from "../src/http/hardening_headers.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
-import { CONTROL_PREFIX, isControlRequest } from "./guard.ts";
+import { CONTROL_PREFIX, isControlPath } from "./guard.ts";
 import { readBody } from "../src/http/request_body.ts";
-import { withoutBody } from "../src/http/responses.ts";
-import { pathnameOf, type Route, Router } from "../src/http/router.ts";
-import { answerErrors } from "./answer_errors.ts";
+import { type Route, Router } from "../src/http/router.ts";
+import type { MockContext, MockStep } from "./mock_context.ts";
 import type { MockState } from "./mock_state.ts";
 
 export { CONTROL_PREFIX } from "./guard.ts";
 
-/** Options of {@linkcode withControlApi}. */
+/** Options of {@linkcode controlApi}. */
 export interface ControlApiOptions {
   /** The largest `PUT /__mock/fixtures` body, in bytes. Default 10 MiB. */
   fixturesLimit?: number;
@@ -33,8 +31,8 @@ export const MAX_FIXTURES_DEPTH = 100;
 const FAULT_LIMIT = 64 * 1024;
 
 /**
- * A handler that answers the control API and passes every other request to
- * the state's API handler:
+ * The step that answers the control API; every other request goes on to the
+ * mocked API:
  *
  * - `POST /__mock/reset`: back to the fixtures, journal and faults cleared; 204.
  * - `PUT /__mock/fixtures` with a fixtures document: replaces the whole state,
@@ -52,25 +50,27 @@ const FAULT_LIMIT = 64 * 1024;
  *
  * @param state The mock's state.
  * @param options The fixtures size limit.
- * @returns The handler.
+ * @returns The step.
  *
  * @example Resetting the mock between tests
  * ```ts
  * import assert from "node:assert/strict";
- * import { withControlApi } from "./control_api.ts";
+ * import { Context } from "../src/http/context.ts";
+ * import { controlApi } from "./control_api.ts";
  * import { createMockState } from "./mock_state.ts";
  *
- * const handler = withControlApi(createMockState());
- * const response = await handler(
+ * const control = controlApi(createMockState());
+ * const context = new Context(
  *   new Request("http://127.0.0.1:4010/__mock/reset", { method: "POST" }),
  * );
+ * const response = await control(context, () => Promise.reject());
  * assert.equal(response.status, 204);
  * ```
  */
-export function withControlApi(
+export function controlApi(
   state: MockState,
   options: ControlApiOptions = {},
-): Handler {
+): MockStep {
   const routes = new Router(
     controlRoutes(state, options.fixturesLimit ?? DEFAULT_FIXTURES_LIMIT),
     {
@@ -78,26 +78,26 @@ export function withControlApi(
         `No control route ${pathname}: see GET /__mock/openapi.json`,
     },
   );
-  const control = answerErrors(async (request) => {
-    const { target, params } = routes.match(
-      request.method,
-      pathnameOf(request.url),
-    );
-    return await target(request, params);
-  }, PRIVATE_HEADERS);
-  return (request) => {
-    if (!isControlRequest(request)) return state.handler(request);
+  const control = async (context: MockContext) => {
+    // The state holds tokens: nothing the control API answers may be stored.
+    context.headers = { ...PRIVATE_HEADERS, ...context.headers };
+    const { request, pathname } = context;
+    const { target, params } = routes.match(request.method, pathname);
+    return await target(context, params);
+  };
+  return (context, next) => {
+    if (!isControlPath(context.pathname)) return next();
     // A GET route answers HEAD too: the GET's status and headers, no body.
-    return request.method === "HEAD"
-      ? control(request).then(withoutBody)
-      : control(request);
+    return context.request.method === "HEAD"
+      ? control(context).then((response) => context.withoutBody(response))
+      : control(context);
   };
 }
 
 /** What a control route does with its request and path params. */
 type ControlRoute = (
-  request: Request,
-  params: Record<string, string>,
+  context: MockContext,
+  params: Readonly<Record<string, string>>,
 ) => Response | Promise<Response>;
 
 /** The control API's routes; a 405's `Allow` lists methods in this order. */
@@ -110,18 +110,15 @@ function controlRoutes(
     pattern: `${CONTROL_PREFIX}${path}`,
     target,
   });
-  // The state holds tokens: nothing the control API answers may be stored.
-  const headers = PRIVATE_HEADERS;
-  const noContent = () => new Response(null, { status: 204, headers });
   return [
-    route("POST", "reset", async (request) => {
-      await readJson(request, 1024, "BAD_REQUEST");
+    route("POST", "reset", async (context) => {
+      await readJson(context.request, 1024, "BAD_REQUEST");
       await state.reset();
-      return noContent();
+      return context.empty(204);
     }),
-    route("PUT", "fixtures", async (request) => {
+    route("PUT", "fixtures", async (context) => {
       const document = await readJson(
-        request,
+        context.request,
         fixturesLimit,
         "INVALID_FIXTURES",
       );
@@ -131,53 +128,54 @@ function controlRoutes(
         if (!(error instanceof FixturesError)) throw error;
         throw new HttpError(400, "INVALID_FIXTURES", error.message);
       }
-      return noContent();
+      return context.empty(204);
     }),
     route(
       "GET",
       "state",
-      async () => Response.json(await state.snapshot(), { headers }),
+      async (context) => context.json(await state.snapshot()),
     ),
     route(
       "GET",
       "requests",
-      () => Response.json({ requests: state.requests }, { headers }),
+      (context) => context.json({ requests: state.requests }),
     ),
-    route("DELETE", "requests", () => {
+    route("DELETE", "requests", (context) => {
       state.clearRequests();
-      return noContent();
+      return context.empty(204);
     }),
     route(
       "GET",
       "faults",
-      () => Response.json({ faults: state.faults }, { headers }),
+      (context) => context.json({ faults: state.faults }),
     ),
-    route("POST", "faults", async (request) => {
-      const rule = await readJson(request, FAULT_LIMIT, "INVALID_FAULT");
+    route("POST", "faults", async (context) => {
+      const rule = await readJson(
+        context.request,
+        FAULT_LIMIT,
+        "INVALID_FAULT",
+      );
       try {
-        return Response.json(state.inject(rule as FaultRule), {
-          status: 201,
-          headers,
-        });
+        return context.json(state.inject(rule as FaultRule), 201);
       } catch (error) {
         if (!(error instanceof FaultRuleError)) throw error;
         throw new HttpError(400, "INVALID_FAULT", error.message);
       }
     }),
-    route("DELETE", "faults", () => {
+    route("DELETE", "faults", (context) => {
       state.clearFaults();
-      return noContent();
+      return context.empty(204);
     }),
     route(
       "GET",
       "openapi.json",
-      () => Response.json(controlOpenApiDocument, { headers }),
+      (context) => context.json(controlOpenApiDocument),
     ),
-    route("DELETE", "faults/{id}", (_, { id }) => {
-      if (!state.clearFaults(id)) {
+    route("DELETE", "faults/{id}", (context, { id }) => {
+      if (!state.clearFaults(id!)) {
         throw new HttpError(404, "FAULT_NOT_FOUND", `No fault ${id}`);
       }
-      return noContent();
+      return context.empty(204);
     }),
   ];
 }

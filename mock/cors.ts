@@ -5,12 +5,10 @@
  *
  * @module
  */
-import type { Handler } from "../src/handler.ts";
-import { PUBLIC_HEADERS } from "../src/http/hardening_headers.ts";
 import { openApiDocument } from "../src/openapi/document.ts";
-import { pathnameOf, Router } from "../src/http/router.ts";
+import { Router } from "../src/http/router.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
-import { isNetworkError } from "./drop_connection.ts";
+import type { MockStep } from "./mock_context.ts";
 
 const EXPOSED_HEADERS =
   "Content-Disposition, X-Request-Id, WWW-Authenticate, Allow";
@@ -54,23 +52,6 @@ function originHeaders(request: Request): Record<string, string> {
     "access-control-allow-origin": request.headers.get("origin") ?? "*",
     vary: "Origin",
   };
-}
-
-/** Options of {@linkcode withCors}. */
-export interface CorsOptions {
-  /**
-   * Whether the wrapped handler's answer to a request already carries
-   * {@linkcode corsHeaders} (it was built with them), so that they need not
-   * be set on it afterwards. Default: never.
-   */
-  builtIn?: (request: Request) => boolean;
-  /**
-   * The methods a path answers (none: not a route of the mock, and its
-   * preflight goes to the handler, which answers 404). Default: the paths
-   * and methods of the API's and the control API's OpenAPI documents
-   * ({@linkcode routeMethods}).
-   */
-  methodsAt?: (pathname: string) => string[];
 }
 
 /** The paths of OpenAPI documents, by path template then lowercase method. */
@@ -127,99 +108,70 @@ const mockRouteMethods = routeMethods([
 ]);
 
 /**
- * Wraps a handler with permissive CORS. A preflight (`OPTIONS` with
- * `Access-Control-Request-Method`) to a route is answered 204 at once,
+ * Permissive CORS, as a step of the mock's pipeline. A preflight (`OPTIONS`
+ * with `Access-Control-Request-Method`) to a route is answered 204 at once,
  * allowing the origin, the route's methods and the headers asked for; a
- * preflight to any other path goes to the handler (a 404). Every other
- * response gets
- * {@linkcode corsHeaders}, unless `options.builtIn` says it has them. A
- * dropped connection (`Response.error()`) passes through as it is.
+ * preflight to any other path goes on (to a 404). Every other answer is
+ * built with {@linkcode corsHeaders}.
  *
- * @param handler The handler to wrap.
- * @param options Which answers carry the headers already.
- * @returns The wrapped handler.
+ * @param methodsAt The methods each path answers. Default: the API's and
+ *   the control API's routes.
+ * @returns The step.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { withCors } from "./cors.ts";
+ * import { Context } from "../src/http/context.ts";
+ * import { allowCors } from "./cors.ts";
  *
- * const handler = withCors(() => Promise.resolve(new Response("ok")));
- * const response = await handler(
- *   new Request("http://127.0.0.1:4010/", {
- *     headers: { origin: "http://localhost:5173" },
- *   }),
+ * const cors = allowCors();
+ * const answer = (request: Request) => {
+ *   const context = new Context(request);
+ *   return cors(context, () => Promise.resolve(context.json({ ok: true })));
+ * };
+ * const origin = "http://localhost:5173";
+ * const response = await answer(
+ *   new Request("http://127.0.0.1:4010/", { headers: { origin } }),
  * );
- * assert.equal(
- *   response.headers.get("access-control-allow-origin"),
- *   "http://localhost:5173",
- * );
- * ```
+ * assert.equal(response.headers.get("access-control-allow-origin"), origin);
  *
- * @example A preflight allows the route's own methods
- * ```ts
- * import assert from "node:assert/strict";
- * import { withCors } from "./cors.ts";
- *
- * const handler = withCors(() => Promise.resolve(new Response("ok")));
- * const preflight = await handler(
+ * const preflight = await answer(
  *   new Request("http://127.0.0.1:4010/v1/integration/42", {
  *     method: "OPTIONS",
- *     headers: {
- *       origin: "http://localhost:5173",
- *       "access-control-request-method": "DELETE",
- *     },
+ *     headers: { origin, "access-control-request-method": "DELETE" },
  *   }),
  * );
  * assert.equal(preflight.status, 204);
  * assert.equal(preflight.headers.get("access-control-allow-methods"), "DELETE");
  * ```
  */
-export function withCors(
-  handler: Handler,
-  options: CorsOptions = {},
-): Handler {
-  const builtIn = options.builtIn ?? (() => false);
-  const methodsAt = options.methodsAt ?? mockRouteMethods;
-  return async (request) => {
+export function allowCors(
+  methodsAt: (pathname: string) => string[] = mockRouteMethods,
+): MockStep {
+  return (context, next) => {
+    const { request } = context;
     const methods = request.method === "OPTIONS" &&
         request.headers.has("access-control-request-method")
-      ? methodsAt(pathnameOf(request.url))
+      ? methodsAt(context.pathname)
       : [];
-    if (methods.length > 0) {
-      const headers = new Headers({
-        ...PUBLIC_HEADERS,
-        ...originHeaders(request),
-      });
-      headers.set("access-control-allow-methods", methods.join(", "));
-      const requested = request.headers.get("access-control-request-headers");
-      if (requested !== null) {
-        headers.set("access-control-allow-headers", requested);
-      }
-      headers.set("access-control-max-age", "86400");
-      headers.append(
-        "vary",
-        "Access-Control-Request-Method, Access-Control-Request-Headers",
-      );
-      return new Response(null, { status: 204, headers });
+    if (methods.length === 0) {
+      context.headers = { ...context.headers, ...corsHeaders(request) };
+      return next();
     }
-    const response = await handler(request);
-    if (isNetworkError(response) || builtIn(request)) return response;
-    const cors = Object.entries(corsHeaders(request));
-    try {
-      // In place: copying the response would turn its body into a stream,
-      // sent chunked at several times the cost (bench/README.md).
-      for (const [name, value] of cors) response.headers.set(name, value);
-      return response;
-    } catch {
-      // Immutable headers (a fetched or redirect response): copy it.
-      const headers = new Headers(response.headers);
-      for (const [name, value] of cors) headers.set(name, value);
-      return new Response(response.body, {
-        status: response.status,
-        statusText: response.statusText,
-        headers,
-      });
+    const headers = new Headers({
+      ...context.headers,
+      ...originHeaders(request),
+    });
+    headers.set("access-control-allow-methods", methods.join(", "));
+    const requested = request.headers.get("access-control-request-headers");
+    if (requested !== null) {
+      headers.set("access-control-allow-headers", requested);
     }
+    headers.set("access-control-max-age", "86400");
+    headers.append(
+      "vary",
+      "Access-Control-Request-Method, Access-Control-Request-Headers",
+    );
+    return Promise.resolve(new Response(null, { status: 204, headers }));
   };
 }

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import type { MockStep } from "./mock_context.ts";
 
 /** Where a fault served over HTTP is noted: one line. */
 export type FaultNote = (line: string) => void;
@@ -182,3 +183,35 @@ function endConnection(
     controller.error(undefined);
   }
 }
+
+/**
+ * The standalone server's first step: carries a fault's dropped connection
+ * or cut body onto the wire (see {@linkcode droppedConnection} and
+ * {@linkcode quietlyCut}), noted in one info line, never with a stack
+ * trace. Any other answer passes through.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "../src/http/context.ts";
+ * import { faultsOnTheWire } from "./drop_connection.ts";
+ * import type { MockVars } from "./mock_context.ts";
+ *
+ * const context = new Context<MockVars>(new Request("http://mock/healthz"));
+ * const response = await faultsOnTheWire(
+ *   context,
+ *   () => Promise.resolve(context.empty(204)),
+ * );
+ * assert.equal(response.status, 204);
+ * ```
+ */
+export const faultsOnTheWire: MockStep = async (context, next) => {
+  const response = await next();
+  const dropped = isNetworkError(response);
+  if (!dropped && context.vars.cut !== true) return response;
+  const { request, runtimeArgument } = context;
+  const line = `Injected fault: ${request.method} ${context.pathname}`;
+  return dropped
+    ? droppedConnection(runtimeArgument, `${line}: connection dropped`)
+    : quietlyCut(response, runtimeArgument, line);
+};

@@ -384,33 +384,9 @@ export function cutResponse(response: Response, limit: number): Response {
   // ends it quietly when it errors) still knows the transfer broke off.
   const headers = new Headers(response.headers);
   headers.set("content-length", `${limit + 1}`);
-  const cut = new Response(body, {
+  return new Response(body, {
     status: response.status,
     statusText: response.statusText,
     headers,
   });
-  cutResponses.add(cut);
-  return cut;
-}
-
-/** The responses {@linkcode cutResponse} made. */
-const cutResponses = new WeakSet<Response>();
-
-/**
- * Whether a response is one {@linkcode cutResponse} made.
- *
- * @param response The response.
- * @returns Whether a fault cuts its body.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { cutResponse, isCutResponse } from "./faults.ts";
- *
- * assert.ok(isCutResponse(cutResponse(new Response("hello"), 2)));
- * assert.ok(!isCutResponse(new Response("hello")));
- * ```
- */
-export function isCutResponse(response: Response): boolean {
-  return cutResponses.has(response);
 }

@@ -6,33 +6,30 @@
  *
  * @module
  */
-import type { Handler } from "../src/handler.ts";
-import { PUBLIC_HEADERS } from "../src/http/hardening_headers.ts";
 import { HttpError } from "../src/http/http_error.ts";
-import { answerErrors } from "./answer_errors.ts";
-import { pathnameOf } from "../src/http/router.ts";
+import type { MockStep } from "./mock_context.ts";
 
 /** The path prefix reserved for the control API. */
 export const CONTROL_PREFIX = "/__mock/";
 
 /**
- * Whether a request is for the control API (its path under
- * {@linkcode CONTROL_PREFIX}), not for the mocked API.
+ * Whether a path is the control API's (under {@linkcode CONTROL_PREFIX}),
+ * not the mocked API's.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { isControlRequest } from "./guard.ts";
+ * import { isControlPath } from "./guard.ts";
  *
- * assert.equal(isControlRequest(new Request("http://x/__mock/reset")), true);
- * assert.equal(isControlRequest(new Request("http://x/v1/call/1/message")), false);
+ * assert.equal(isControlPath("/__mock/reset"), true);
+ * assert.equal(isControlPath("/v1/call/1/message"), false);
  * ```
  */
-export function isControlRequest(request: Request): boolean {
-  return pathnameOf(request.url).startsWith(CONTROL_PREFIX);
+export function isControlPath(pathname: string): boolean {
+  return pathname.startsWith(CONTROL_PREFIX);
 }
 
-/** Options of {@linkcode withGuard}. */
+/** Options of {@linkcode guardHosts}. */
 export interface GuardOptions {
   /**
    * Host names (no port) the mock answers to beside the loopback names: the
@@ -152,7 +149,7 @@ export function isAllowedOrigin(
 }
 
 /**
- * Wraps the standalone mock's handler against DNS rebinding and foreign
+ * The standalone mock's first step, against DNS rebinding and foreign
  * pages. A `Host` the mock does not answer to (see {@linkcode isAllowedHost})
  * gets 403 `INVALID_HOST`: always on the control API, and on the mocked API
  * too unless `allowAnyHost`. A `/__mock/` request (preflight included) from
@@ -160,38 +157,36 @@ export function isAllowedOrigin(
  * `FORBIDDEN_ORIGIN` with no CORS headers, so the page cannot even read the
  * refusal. Every refusal carries `X-Content-Type-Options: nosniff`.
  *
- * @param handler The handler to guard.
  * @param options The names answered beside the loopback ones, and whether
  * the mocked API answers any `Host`.
- * @returns The guarded handler.
+ * @returns The step.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { withGuard } from "./guard.ts";
+ * import { Context } from "../src/http/context.ts";
+ * import { guardHosts } from "./guard.ts";
  *
- * const handler = withGuard(
- *   () => Promise.resolve(new Response(null, { status: 204 })),
- *   { allowAnyHost: true },
+ * const guard = guardHosts({ allowAnyHost: true });
+ * const answer = (url: string, method = "GET") => {
+ *   const context = new Context(new Request(url, { method }));
+ *   return guard(context, () => Promise.resolve(context.empty(204)));
+ * };
+ * await assert.rejects(
+ *   answer("http://evil.example:4010/__mock/reset", "POST"),
+ *   { status: 403, errorCode: "INVALID_HOST" },
  * );
- * const rebound = await handler(
- *   new Request("http://evil.example:4010/__mock/reset", { method: "POST" }),
- * );
- * assert.equal(rebound.status, 403);
- * const api = await handler(new Request("http://evil.example:4010/healthz"));
- * assert.equal(api.status, 204);
+ * assert.equal((await answer("http://evil.example:4010/healthz")).status, 204);
  * ```
  */
-export function withGuard(
-  handler: Handler,
-  options: GuardOptions = {},
-): Handler {
+export function guardHosts(options: GuardOptions = {}): MockStep {
   const { allowedHosts = [], allowAnyHost = false } = options;
   // The last Host found allowed: clients send the same one.
   let allowedHost: string | undefined;
-  return answerErrors((request) => {
+  return async (context, next) => {
+    const { request } = context;
     const host = request.headers.get("host") ?? new URL(request.url).host;
-    const control = isControlRequest(request);
+    const control = isControlPath(context.pathname);
     if (host === allowedHost || isAllowedHost(host, allowedHosts)) {
       allowedHost = host;
     } else if (control || !allowAnyHost) {
@@ -211,6 +206,6 @@ export function withGuard(
         `The control API refuses requests from origin ${origin}: only pages on localhost or on a name given with --allowed-host may use it`,
       );
     }
-    return handler(request);
-  }, PUBLIC_HEADERS);
+    return await next();
+  };
 }

@@ -5,10 +5,10 @@
  * @module
  */
 import { isoTimeNow } from "../src/telemetry/finished_request.ts";
-import { errorCodeOfResponse } from "../src/http/http_error.ts";
+import type { Context } from "../src/http/context.ts";
 import { ClientGoneError, readBodyStart } from "../src/http/request_body.ts";
-import { pathnameOf } from "../src/http/router.ts";
 import { isNetworkError } from "./drop_connection.ts";
+import type { MockContext, MockStep } from "./mock_context.ts";
 
 /** One request the mock answered. */
 export interface JournalEntry {
@@ -62,14 +62,17 @@ const decoder = new TextDecoder();
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Context } from "../src/http/context.ts";
  * import { RequestJournal } from "./journal.ts";
  *
  * const journal = new RequestJournal({ limit: 1 });
- * const request = new Request("http://mock/v1/x?a=1", {
- *   headers: { authorization: "Bearer secret" },
- * });
- * const started = await journal.start(request);
- * journal.finish(started, new Response(null, { status: 204 }), {});
+ * const context = new Context(
+ *   new Request("http://mock/v1/x?a=1", {
+ *     headers: { authorization: "Bearer secret" },
+ *   }),
+ * );
+ * const started = await journal.start(context);
+ * journal.finish(started, context.empty(204), context);
  * assert.equal(journal.entries()[0]!.headers.authorization, "Bearer ***");
  * ```
  */
@@ -108,7 +111,8 @@ export class RequestJournal {
    * @param request The request.
    * @returns The entry so far, to pass to {@linkcode finish}.
    */
-  async start(request: Request): Promise<JournalEntry> {
+  async start(context: Context): Promise<JournalEntry> {
+    const { request } = context;
     const { url } = request;
     const query = url.indexOf("?");
     const fragment = url.indexOf("#");
@@ -122,7 +126,7 @@ export class RequestJournal {
     return {
       time: isoTimeNow(),
       method: request.method,
-      path: pathnameOf(url),
+      path: context.pathname,
       query: query === -1 || (fragment !== -1 && fragment < query)
         ? ""
         : url.slice(query + 1, fragment === -1 ? url.length : fragment),
@@ -138,30 +142,25 @@ export class RequestJournal {
   }
 
   /**
-   * Records a request with its answer (`Response.error()` for a dropped
-   * connection).
+   * Records a request once its answer is ready: its status (none for a
+   * dropped connection), error code, duration, operation and fault, read
+   * from its context.
    *
-   * @param entry What {@linkcode start} returned.
+   * @param entry What {@linkcode RequestJournal.start} returned.
    * @param response The answer.
-   * @param details The operation and fault, and when the request started.
+   * @param context The request's context.
    */
-  finish(
-    entry: JournalEntry,
-    response: Response,
-    details: { operation?: string; fault?: string; startedAt?: number },
-  ): void {
+  finish(entry: JournalEntry, response: Response, context: MockContext): void {
     const dropped = isNetworkError(response);
     const done: JournalEntry = {
       ...entry,
       status: dropped ? null : response.status,
       // The API's own errors (and the mock's) say their code without their
       // body being read; any other answer has none.
-      error_code: dropped ? null : errorCodeOfResponse(response) ?? null,
-      duration_ms: details.startedAt === undefined
-        ? 0
-        : Math.round(performance.now() - details.startedAt),
-      operation: details.operation ?? null,
-      fault: details.fault ?? null,
+      error_code: dropped ? null : context.errorCode ?? null,
+      duration_ms: Math.round(performance.now() - context.startedAt),
+      operation: context.vars.operation ?? null,
+      fault: context.vars.fault ?? null,
     };
     this.#entries.push(done);
     // Trimmed in batches: dropping the oldest entry on every request would
@@ -220,4 +219,33 @@ function positive(
     throw new RangeError(`Journal ${name} must be a positive integer`);
   }
   return value;
+}
+
+/**
+ * The journal's step: records each request that reaches it, with what the
+ * steps after it answered.
+ *
+ * @param journal Where requests are recorded.
+ * @returns The step.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "../src/http/context.ts";
+ * import { journalRequests, RequestJournal } from "./journal.ts";
+ * import type { MockVars } from "./mock_context.ts";
+ *
+ * const journal = new RequestJournal();
+ * const context = new Context<MockVars>(new Request("http://mock/healthz"));
+ * await journalRequests(journal)(context, () => Promise.resolve(context.empty(204)));
+ * assert.equal(journal.entries()[0]?.status, 204);
+ * ```
+ */
+export function journalRequests(journal: RequestJournal): MockStep {
+  return async (context, next) => {
+    const entry = await journal.start(context);
+    const response = await next();
+    journal.finish(entry, response, context);
+    return response;
+  };
 }

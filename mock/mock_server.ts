@@ -5,16 +5,10 @@
  *
  * @module
  */
-import { type ControlApiOptions, withControlApi } from "./control_api.ts";
-import { corsHeaders, withCors } from "./cors.ts";
-import {
-  droppedConnection,
-  isNetworkError,
-  quietlyCut,
-} from "./drop_connection.ts";
-import { isCutResponse } from "./faults.ts";
-import { pathnameOf } from "../src/http/router.ts";
-import { type GuardOptions, isControlRequest, withGuard } from "./guard.ts";
+import { controlApi, type ControlApiOptions } from "./control_api.ts";
+import { allowCors } from "./cors.ts";
+import { faultsOnTheWire } from "./drop_connection.ts";
+import { guardHosts, type GuardOptions } from "./guard.ts";
 import {
   createMockState,
   extendMockState,
@@ -24,10 +18,7 @@ import {
 
 /** Options of {@linkcode createMockServer}. */
 export interface MockServerOptions
-  extends
-    Omit<MockStateOptions, "responseHeaders">,
-    ControlApiOptions,
-    GuardOptions {}
+  extends Omit<MockStateOptions, "steps">, ControlApiOptions, GuardOptions {}
 
 /** The standalone mock: a Fetch handler, with the state it serves. */
 export interface MockServer extends MockState {
@@ -65,28 +56,13 @@ export interface MockServer extends MockState {
  * ```
  */
 export function createMockServer(options: MockServerOptions = {}): MockServer {
-  // The API's answers are built with their CORS headers; the control API's
-  // get them set afterwards.
-  const state = createMockState({ ...options, responseHeaders: corsHeaders });
-  const handler = withGuard(
-    withCors(withControlApi(state, options), {
-      builtIn: (request) => !isControlRequest(request),
-    }),
-    options,
-  );
+  const state = createMockState(options, (state) => [
+    faultsOnTheWire,
+    guardHosts(options),
+    allowCors(),
+    controlApi(state, options),
+  ]);
   return extendMockState(state, {
-    fetch: async (request: Request, env?: unknown) => {
-      const response = await handler(request);
-      if (!isNetworkError(response) && !isCutResponse(response)) {
-        return response;
-      }
-      // An injected fault: one info line, no stack trace.
-      const line = `Injected fault: ${request.method} ${
-        pathnameOf(request.url)
-      }`;
-      return isNetworkError(response)
-        ? droppedConnection(env, `${line}: connection dropped`)
-        : quietlyCut(response, env, line);
-    },
+    fetch: (request: Request, env?: unknown) => state.handler(request, env),
   });
 }

@@ -27,8 +27,13 @@ import {
 } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { type Fault, type FaultRule, FaultSet } from "./faults.ts";
-import { instrument } from "./instrument.ts";
-import { type JournalEntry, RequestJournal } from "./journal.ts";
+import { injectFaults } from "./inject_faults.ts";
+import {
+  type JournalEntry,
+  journalRequests,
+  RequestJournal,
+} from "./journal.ts";
+import type { MockStep } from "./mock_context.ts";
 
 /** The project the mock adds when its fixtures hold none. */
 export const DEFAULT_PROJECT: ProjectFixture = {
@@ -51,11 +56,6 @@ export interface MockStateOptions {
   journalLimit?: number;
   /** How many bytes of each request body the journal keeps. Default 65536. */
   journalBodyLimit?: number;
-  /**
-   * Headers for every API answer, from the request (the standalone server's
-   * CORS headers), as the handler's option of the same name. Default: none.
-   */
-  responseHeaders?: (request: Request) => Readonly<Record<string, string>>;
 }
 
 /**
@@ -178,6 +178,8 @@ export interface MockState {
  * answers, so nothing needs awaiting before the first request.
  *
  * @param options Fixtures, clock and error logger.
+ * @param outerSteps The steps to run ahead of the journal, given the state
+ *   (the standalone server's guard, CORS and control API). Default: none.
  * @returns The state, its handler and its helpers.
  * @throws {FixturesError} when the fixtures break the format.
  *
@@ -197,7 +199,10 @@ export interface MockState {
  * assert.deepEqual(await response.json(), [{ text: "Hi" }]);
  * ```
  */
-export function createMockState(options: MockStateOptions = {}): MockState {
+export function createMockState(
+  options: MockStateOptions = {},
+  outerSteps: (state: MockState) => MockStep[] = () => [],
+): MockState {
   const store = new MemoryStore();
   let fixtures = withDefaultProject(parseFixtures(options.fixtures ?? {}));
   let pending: Promise<void> = store.seed(fixtures);
@@ -252,26 +257,11 @@ export function createMockState(options: MockStateOptions = {}): MockState {
     });
   }
 
-  const inner = createHandler({
+  const state: MockState = {
     store,
-    ...(options.responseHeaders === undefined
-      ? {}
-      : { responseHeaders: options.responseHeaders }),
-    ...(options.now === undefined ? {} : { now: options.now }),
-    ...(options.logError === undefined ? {} : { logError: options.logError }),
-  });
-
-  const handler = instrument(
-    (request) =>
-      changing === 0 ? inner(request) : pending.then(() => inner(request)),
-    journal,
-    faults,
-    options.responseHeaders,
-  );
-
-  return {
-    store,
-    handler,
+    get handler() {
+      return handler;
+    },
     get requests() {
       return journal.entries();
     },
@@ -364,6 +354,21 @@ export function createMockState(options: MockStateOptions = {}): MockState {
         trigger: flow.trigger,
       }),
   };
+  // The API answers once the changes queued before the request are made.
+  const settled: MockStep = (_context, next) =>
+    changing === 0 ? next() : pending.then(next);
+  const handler = createHandler({
+    store,
+    middleware: [
+      ...outerSteps(state),
+      journalRequests(journal),
+      injectFaults(faults),
+      settled,
+    ],
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.logError === undefined ? {} : { logError: options.logError }),
+  });
+  return state;
 }
 
 /**

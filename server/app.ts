@@ -9,7 +9,9 @@
  */
 import { createAccessLog } from "../src/telemetry/access_log.ts";
 import { FailedAuthLimiter } from "../src/auth/failed_auth.ts";
+import { bunExportTimeouts } from "./runtimes/bun.ts";
 import { clientAddressOf } from "./runtimes/client_address.ts";
+import { runtimeName } from "./runtimes/mod.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import type { Fixtures } from "../src/store/fixtures.ts";
 import { readFixturesFile, requireLongTokens } from "./fixtures_file.ts";
@@ -106,6 +108,7 @@ export async function openServerApp(
     }),
     shutdownSignal: shutdown.signal,
     exportCompression: compression.compression,
+    middleware: runtimeName() === "bun" ? [bunExportTimeouts] : [],
     ...(settings.logLevel === "off" ? {} : {
       onRequestFinished: createAccessLog({
         level: settings.logLevel,

@@ -3,50 +3,42 @@
  *
  * @module
  */
-import { authenticate } from "./auth/authenticate.ts";
+import { authenticateRequests } from "./auth/authentication.ts";
 import { FailedAuthLimiter } from "./auth/failed_auth.ts";
-import {
-  BODY_TIMEOUT_MS,
-  ClientGoneError,
-  leavesLargeBody,
-  MAX_BODY_BYTES,
-  refuseLargeBody,
-} from "./http/request_body.ts";
-import {
-  type AbortCause,
-  type FinishedRequest,
-  isoTimeNow,
-  type RequestFinishedListener,
-} from "./telemetry/finished_request.ts";
 import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./http/body_watch.ts";
-import { healthz, readyz } from "./operations/health.ts";
-import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./http/hardening_headers.ts";
-import { HttpError } from "./http/http_error.ts";
+import { Context } from "./http/context.ts";
+import { answerHead } from "./http/head.ts";
+import { compose, type Middleware } from "./http/pipeline.ts";
+import {
+  type ErrorLogger,
+  errorRenderer,
+  type InfoLogger,
+} from "./http/render_error.ts";
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from "./http/request_body.ts";
+import { Router } from "./http/router.ts";
+import { routeRequests } from "./http/routing.ts";
+import { assertRuntimeSupport } from "./http/runtime_support.ts";
 import { openApiDocumentFor } from "./openapi/document.ts";
 import {
   bulkDownload,
   DEFAULT_EXPORT_STALL_TIMEOUT_MS,
 } from "./operations/bulk_download.ts";
 import { callMessages } from "./operations/call_messages.ts";
-import type { Endpoint, RequestContext } from "./operations/endpoint.ts";
 import { deleteIntegration } from "./operations/delete_integration.ts";
+import type { Endpoint, GrantedContext } from "./operations/endpoint.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   ExportSlots,
 } from "./operations/export_slots.ts";
+import { healthz, readyz } from "./operations/health.ts";
 import { testTrigger } from "./operations/test_trigger.ts";
-import { RequestValidationError } from "./validation/mod.ts";
-import {
-  bodyLengthOf,
-  json,
-  watchedBodyOf,
-  withoutBody,
-} from "./http/responses.ts";
-import { pathnameOf, Router } from "./http/router.ts";
-import { assertRuntimeSupport } from "./http/runtime_support.ts";
-import { RequestTelemetry } from "./telemetry/request_telemetry.ts";
 import type { Store } from "./store/store.ts";
+import type { RequestFinishedListener } from "./telemetry/finished_request.ts";
+import { observeRequests } from "./telemetry/observe.ts";
+import { RequestTelemetry } from "./telemetry/request_telemetry.ts";
 import type { ZipCompression } from "./zip/zip_stream.ts";
+
+export type { ErrorLogger, InfoLogger } from "./http/render_error.ts";
 
 /**
  * A Fetch API handler. A runtime's server may pass what it knows of the
@@ -57,12 +49,6 @@ export type Handler = (
   request: Request,
   runtimeArgument?: unknown,
 ) => Promise<Response>;
-
-/** Where the handler reports failures it answered with a 500. */
-export type ErrorLogger = (requestId: string, error: unknown) => void;
-
-/** Where the handler notes what is not a failure of its own, in one line. */
-export type InfoLogger = (requestId: string, message: string) => void;
 
 /** Options of {@linkcode createHandler}. */
 export interface HandlerOptions {
@@ -165,6 +151,15 @@ export interface HandlerOptions {
    */
   responseHeaders?: (request: Request) => Readonly<Record<string, string>>;
   /**
+   * Steps of a layer built on the API (the mock's guard, CORS, control API,
+   * journal and faults), run in this order after the access log and before
+   * `HEAD`, routing and authentication; each may answer itself or call `next()` (see
+   * `Middleware`). What they throw is rendered as the API's own errors are.
+   * Default: none.
+   */
+  // deno-lint-ignore no-explicit-any
+  middleware?: readonly Middleware<any>[];
+  /**
    * Report each request to OpenTelemetry through `@opentelemetry/api`: a
    * server span (continuing an incoming `traceparent`, ended with the body's
    * last byte) under which the store's spans nest, the
@@ -186,9 +181,6 @@ export interface HandlerOptions {
    */
   exportCompression?: ZipCompression;
 }
-
-/** An incoming `X-Request-Id` worth echoing: short, plain characters. */
-const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
 /**
  * Creates the API's handler over a store. It uses Web APIs only, so it runs
@@ -243,145 +235,46 @@ export function createHandler(options: HandlerOptions): Handler {
     shutdownSignal: options.shutdownSignal,
     compression: options.exportCompression,
   });
-  /**
-   * Answers a request: routes it, authenticates it when its route needs a
-   * token, runs the operation, renders what it throws. `facts`, when given,
-   * collects what the access log and the telemetry need.
-   */
-  const answer = async (
-    request: Request,
-    runtimeArgument: unknown,
-    pathname: string,
-    requestId: string,
-    facts?: RequestFacts,
-  ): Promise<Response> => {
-    // Built into each response rather than set on it afterwards.
-    let headers: Record<string, string> = responseHeaders === undefined
-      ? { ...PUBLIC_HEADERS, "x-request-id": requestId }
-      : {
-        ...PUBLIC_HEADERS,
-        ...responseHeaders(request),
-        "x-request-id": requestId,
-      };
-    try {
-      const { target, pattern, params } = router.match(
-        request.method,
-        pathname,
-      );
-      if (facts !== undefined) facts.route = pattern;
-      // What a token gives access to, refusals included, is never stored.
-      if (target.authenticated) headers = { ...PRIVATE_HEADERS, ...headers };
-      await refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs);
-      if (!target.authenticated) {
-        return await target.operation({ request, params, requestId, headers });
-      }
-      const address = clientAddress?.(request, runtimeArgument);
-      // A limited address costs no store query.
-      if (address !== undefined) failedAuth.check(address);
-      const grant = await authenticate(
-        request,
-        store,
-        address === undefined ? undefined : () => failedAuth.fail(address),
-      );
-      if (facts !== undefined) facts.projectId = grant.projectId;
-      return await target.operation({
-        request,
-        params,
-        requestId,
-        headers,
-        grant,
-      });
-    } catch (error) {
-      if (error instanceof ClientGoneError) {
-        logInfo(requestId, `client went away: ${error.detail}`);
-      }
-      if (facts !== undefined) facts.errorCode = errorCodeOf(error);
-      // Another method on a path that needs a token: a refusal of that
-      // path, never stored either.
-      if (
-        error instanceof HttpError && error.status === 405 &&
-        router.targetsAt(pathname).some((target) => target.authenticated)
-      ) {
-        headers = { ...PRIVATE_HEADERS, ...headers };
-      }
-      // A large body left unread (a 413 or a 401 before it, a 404): the
-      // connection closes after the answer rather than the server reading
-      // the rest.
-      if (leavesLargeBody(request)) {
-        headers = { ...headers, connection: "close" };
-      }
-      return errorResponse(error, requestId, headers, logError);
-    }
-  };
-  /** {@linkcode answer}, without the body for a `HEAD` request. */
-  const handle = (
-    request: Request,
-    runtimeArgument: unknown,
-    pathname: string,
-    requestId: string,
-    facts?: RequestFacts,
-  ): Promise<Response> =>
-    request.method === "HEAD"
-      ? answer(request, runtimeArgument, pathname, requestId, facts).then(
-        withoutBody,
-      )
-      : answer(request, runtimeArgument, pathname, requestId, facts);
   const telemetry = options.telemetry
     ? new RequestTelemetry(exportSlots)
     : undefined;
-  if (onRequestFinished === undefined && telemetry === undefined) {
-    return (request, runtimeArgument) =>
-      handle(
-        request,
-        runtimeArgument,
-        pathnameOf(request.url),
-        requestIdOf(request),
-      );
-  }
-  return async (request, runtimeArgument) => {
-    const started = performance.now();
-    const time = isoTimeNow();
-    const pathname = pathnameOf(request.url);
-    const requestId = requestIdOf(request);
-    const facts: RequestFacts = {};
-    const traced = telemetry?.start(request);
-    const response =
-      await (traced === undefined
-        ? handle(request, runtimeArgument, pathname, requestId, facts)
-        : traced.run(() =>
-          handle(request, runtimeArgument, pathname, requestId, facts)
-        ));
-    const finish = (bytes: number, aborted: AbortCause | undefined) => {
-      traced?.end({
-        route: facts.route,
-        status: response.status,
-        bytes,
-        aborted,
-        errorCode: facts.errorCode,
-      });
-      if (onRequestFinished === undefined) return;
-      const finished: FinishedRequest = {
-        time,
-        requestId,
-        method: request.method,
-        path: pathname,
-        status: response.status,
-        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-        bytes,
-      };
-      if (facts.projectId !== undefined) finished.projectId = facts.projectId;
-      if (facts.errorCode !== undefined) finished.errorCode = facts.errorCode;
-      if (aborted !== undefined) finished.aborted = aborted;
-      if (traced?.traceId !== undefined) finished.traceId = traced.traceId;
-      onRequestFinished(finished);
+  const steps: Middleware[] = [
+    ...(onRequestFinished === undefined && telemetry === undefined
+      ? []
+      : [observeRequests({ onRequestFinished, telemetry })]),
+    ...(responseHeaders === undefined
+      ? []
+      : [withResponseHeaders(responseHeaders)]),
+    ...(options.middleware ?? []),
+    answerHead,
+    routeRequests(router, bodyTimeoutMs),
+    authenticateRequests({ store, failedAuth, clientAddress }),
+    runOperation,
+  ];
+  const run = compose(steps, errorRenderer({ logError, logInfo }));
+  return (request, runtimeArgument) =>
+    run(new Context(request, runtimeArgument));
+}
+
+/** The last step: the matched route's operation. */
+const runOperation: Middleware = (context) => {
+  const endpoint = context.endpoint!;
+  return endpoint.authenticated
+    ? endpoint.operation(context as GrantedContext)
+    : endpoint.operation(context);
+};
+
+/** Adds the headers of `HandlerOptions.responseHeaders` to every answer. */
+function withResponseHeaders(
+  responseHeaders: (request: Request) => Readonly<Record<string, string>>,
+): Middleware {
+  return (context, next) => {
+    context.headers = {
+      ...context.headers,
+      ...responseHeaders(context.request),
+      "x-request-id": context.requestId,
     };
-    // Every answer is built by responses.ts: a whole body knows its length
-    // (it is over as far as the handler can tell), a streamed one is marked
-    // with the watch that tells when it is over.
-    const body = watchedBodyOf(response);
-    if (body === undefined) finish(bodyLengthOf(response) ?? 0, undefined);
-    else body.onEnd(finish);
-    return response;
+    return next();
   };
 }
 
@@ -445,51 +338,10 @@ function endpoints(settings: EndpointSettings): Router<Endpoint> {
   ]);
 }
 
-/** What the access log and the telemetry learn while a request is handled. */
-interface RequestFacts {
-  route?: string;
-  projectId?: string;
-  errorCode?: string;
-}
-
-/** The request id to use: the client's when plain, a fresh UUID otherwise. */
-function requestIdOf(request: Request): string {
-  const incomingId = request.headers.get("x-request-id");
-  return incomingId !== null && REQUEST_ID.test(incomingId)
-    ? incomingId
-    : crypto.randomUUID();
-}
-
-/** The `error_code` of what was thrown; `VALIDATION_ERROR` for a 422, which has none. */
-function errorCodeOf(error: unknown): string {
-  if (error instanceof HttpError) return error.errorCode;
-  if (error instanceof RequestValidationError) return "VALIDATION_ERROR";
-  return "INTERNAL_SERVER_ERROR";
-}
-
 /** The document, naming the origin it was asked at as its server. */
-function serveOpenApi(
-  { request, headers }: RequestContext,
-): Promise<Response> {
-  const { origin } = new URL(request.url);
-  return Promise.resolve(json(openApiDocumentFor(origin), 200, headers));
-}
-
-function errorResponse(
-  error: unknown,
-  requestId: string,
-  headers: Record<string, string>,
-  logError: ErrorLogger,
-): Response {
-  if (error instanceof HttpError || error instanceof RequestValidationError) {
-    return error.toResponse(headers);
-  }
-  logError(requestId, error);
-  return new HttpError(
-    500,
-    "INTERNAL_SERVER_ERROR",
-    `An unexpected error occurred (request id ${requestId})`,
-  ).toResponse(headers);
+function serveOpenApi(context: Context): Promise<Response> {
+  const { origin } = new URL(context.request.url);
+  return Promise.resolve(context.json(openApiDocumentFor(origin)));
 }
 
 function logToConsole(requestId: string, error: unknown): void {

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FinishedRequest } from "../src/telemetry/finished_request.ts";
 import { createHandler } from "../src/handler.ts";
+import { bunExportTimeouts } from "../server/runtimes/bun.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import {
   type RunningServer,
@@ -44,6 +45,8 @@ before(async () => {
     maxConcurrentExports: 1,
     exportStallTimeoutMs: STALL_MS,
     onRequestFinished: (request) => finished.push(request),
+    // As the servers' app adds it: Bun's idle timeout off the export.
+    middleware: [bunExportTimeouts],
   });
   server = await serve(handler, { port: 0, hostname: "127.0.0.1" });
 });

@@ -19,7 +19,7 @@
  * @module
  */
 import { FixturesError } from "../../src/store/fixtures.ts";
-import { pathnameOf } from "../../src/http/router.ts";
+import { pathnameOf } from "../../src/http/context.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "../../mock/control_api.ts";
 import { isDroppedConnection } from "../../mock/drop_connection.ts";
 import { isLoopbackHost } from "../../mock/guard.ts";

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { watchedBodyOf } from "../../src/http/responses.ts";
+import type { Middleware } from "../../src/http/pipeline.ts";
 import { Drain } from "./drain.ts";
 import {
   type RunningServer,
@@ -76,8 +76,8 @@ export function serveBun(
 /**
  * The handler as `Bun.serve` calls it, its requests' arrivals noted in
  * `drain` (which counts those still going with `server.pendingRequests`).
- * The bulk export's ZIP gets no idle timeout, so a slow reader is not cut
- * off by Bun; the export's own stall deadline ends one that reads nothing.
+ * The handler's own {@linkcode bunExportTimeouts} step keeps Bun's idle
+ * timeout off the bulk export's ZIP.
  *
  * @example
  * ```ts ignore
@@ -94,18 +94,42 @@ export function drainedBunFetch(
   return async (request, server) => {
     drain.arrive(request);
     const response = await handler(request, server);
-    // A slow client reading a large ZIP must not be cut off (Bun counts a
-    // client that reads nothing for a while as idle): a streamed body has
-    // its own stall deadline (src/http/body_watch.ts).
-    const body = watchedBodyOf(response);
-    if (body !== undefined) {
-      server.timeout(request, 0);
-      // Cut for reading nothing: Bun keeps the connection, its write
-      // blocked, while the client reads nothing. An idle timeout closes it.
-      body.onEnd((_bytes, aborted) => {
-        if (aborted === "client") server.timeout(request, 1);
-      });
-    }
     return drain.respond(response);
   };
 }
+
+/**
+ * The pipeline step that keeps Bun's idle timeout off a streamed export: a
+ * slow client reading a large ZIP must not be cut off (Bun counts a client
+ * that reads nothing for a while as idle), since a streamed body has its own
+ * stall deadline (src/http/body_watch.ts). Once that deadline cuts the body,
+ * an idle timeout of a second closes the connection, which Bun would
+ * otherwise keep, its write blocked. Needs Bun's server beside the request
+ * (`context.runtimeArgument`); elsewhere it does nothing.
+ *
+ * @example
+ * ```ts ignore
+ * import { createHandler, MemoryStore } from "@callflow/api";
+ * import { bunExportTimeouts } from "./bun.ts";
+ *
+ * Bun.serve({
+ *   fetch: createHandler({
+ *     store: new MemoryStore(),
+ *     middleware: [bunExportTimeouts],
+ *   }),
+ * });
+ * ```
+ */
+export const bunExportTimeouts: Middleware = async (context, next) => {
+  const response = await next();
+  const body = context.watchedBody;
+  const server = context.runtimeArgument as BunServer | undefined;
+  if (body !== undefined && typeof server?.timeout === "function") {
+    const { request } = context;
+    server.timeout(request, 0);
+    body.onEnd((_bytes, aborted) => {
+      if (aborted === "client") server.timeout(request, 1);
+    });
+  }
+  return response;
+};

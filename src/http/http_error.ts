@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { json } from "./responses.ts";
 
 /** The body of every error response but request validation's. */
 export interface ErrorResponseBody {
@@ -23,9 +22,15 @@ export interface HttpErrorOptions {
   cause?: unknown;
 }
 
+/** `Error.captureStackTrace` where the engine has it (V8, JavaScriptCore). */
+const captureStackTrace = (Error as {
+  captureStackTrace?: (target: object, constructor: unknown) => void;
+}).captureStackTrace;
+
 /**
  * An HTTP error with an ErrorResponseSchema body. Throw it anywhere in the
- * handler; the handler answers with {@linkcode HttpError.toResponse}.
+ * handler; the handler answers with it (see `Context.error`). A 5xx keeps
+ * its stack for the log; a 4xx has none.
  *
  * @example Refusing an unknown flow
  * ```ts
@@ -33,6 +38,8 @@ export interface HttpErrorOptions {
  * import { HttpError } from "./http_error.ts";
  *
  * const error = new HttpError(404, "FLOW_NOT_FOUND", "Flow not found");
+ * assert.ok(error instanceof Error);
+ * assert.equal(error.stack, undefined);
  * const response = error.toResponse();
  * assert.equal(response.status, 404);
  * assert.deepEqual(await response.json(), {
@@ -40,9 +47,12 @@ export interface HttpErrorOptions {
  *   error_code: "FLOW_NOT_FOUND",
  *   message: "Flow not found",
  * });
+ * assert.ok(new HttpError(500, "INTERNAL_SERVER_ERROR", "boom").stack);
  * ```
  */
-export class HttpError extends Error {
+export interface HttpError extends Error {}
+/** An HTTP error with an ErrorResponseSchema body (see the interface). */
+export class HttpError {
   /** The HTTP status code. */
   readonly status: number;
   /** The machine-readable SCREAMING_SNAKE_CASE code. */
@@ -64,19 +74,13 @@ export class HttpError extends Error {
     message: string,
     options: HttpErrorOptions = {},
   ) {
-    // A 4xx is an expected answer, not a bug: its stack would never be read,
-    // and capturing one is most of a 404's cost on Node (bench/README.md). A
-    // 5xx keeps it. `stackTraceLimit` is V8's and JavaScriptCore's, not in the
-    // ES or DOM types the core is checked against; elsewhere it is harmless.
-    const limits = Error as { stackTraceLimit?: number | undefined };
-    const stackTraceLimit = limits.stackTraceLimit;
-    if (status < 500) limits.stackTraceLimit = 0;
-    super(message, { cause: options.cause });
-    limits.stackTraceLimit = stackTraceLimit;
     this.name = "HttpError";
+    this.message = message;
+    if (options.cause !== undefined) this.cause = options.cause;
     this.status = status;
     this.errorCode = errorCode;
     this.headers = options.headers;
+    if (status >= 500) captureStackTrace?.(this, new.target);
   }
 
   /** The ErrorResponseSchema body of this error. */
@@ -89,50 +93,42 @@ export class HttpError extends Error {
   }
 
   /**
-   * Renders the error as a JSON response, which carries its `error_code` for
-   * {@linkcode errorCodeOfResponse}.
+   * This error's own headers (e.g. `Allow`), as a record with lowercase
+   * names.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HttpError } from "./http_error.ts";
+   *
+   * const error = new HttpError(405, "METHOD_NOT_ALLOWED", "No", {
+   *   headers: { Allow: "GET" },
+   * });
+   * assert.deepEqual(error.headerRecord(), { allow: "GET" });
+   * ```
+   */
+  headerRecord(): Record<string, string> | undefined {
+    return headerRecord(this.headers);
+  }
+
+  /**
+   * Renders the error as a JSON response.
    *
    * @param headers More headers to send, e.g. the request id.
    */
   toResponse(headers?: Readonly<Record<string, string>>): Response {
-    const response: Coded = json(this, this.status, {
-      ...headerRecord(this.headers),
-      ...headers,
+    return Response.json(this, {
+      status: this.status,
+      headers: { ...headerRecord(this.headers), ...headers },
     });
-    response[ERROR_CODE] = this.errorCode;
-    return response;
   }
 }
 
-/**
- * Where a response {@linkcode HttpError} rendered keeps its `error_code`: a
- * property under a private symbol (cheaper than a WeakMap entry).
- */
-const ERROR_CODE = Symbol("errorCode");
-
-/** A response carrying its `error_code`. */
-type Coded = Response & { [ERROR_CODE]?: string };
-
-/**
- * The `error_code` a response was rendered with by {@linkcode HttpError},
- * read without touching its body (e.g. by the mock's journal).
- *
- * @param response Any response.
- * @returns The code, or `undefined` for a response HttpError did not render.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { errorCodeOfResponse, HttpError } from "./http_error.ts";
- *
- * const error = new HttpError(404, "FLOW_NOT_FOUND", "Flow not found");
- * assert.equal(errorCodeOfResponse(error.toResponse()), "FLOW_NOT_FOUND");
- * assert.equal(errorCodeOfResponse(new Response("{}")), undefined);
- * ```
- */
-export function errorCodeOfResponse(response: Response): string | undefined {
-  return (response as Coded)[ERROR_CODE];
-}
+// An `Error` (`instanceof`, `name`, `message`, `cause`, how consoles print
+// it) that captures no stack unless asked: its constructor is not `Error`'s.
+// A 4xx is an expected answer, not a bug: its stack would never be read, and
+// capturing one is most of a 404's cost on Node (bench/README.md).
+Object.setPrototypeOf(HttpError.prototype, Error.prototype);
 
 /** Headers as a plain record with lowercase names. */
 function headerRecord(

@@ -7,6 +7,7 @@
  * @module
  */
 import { HttpError } from "./http_error.ts";
+import { unquote } from "../validation/mod.ts";
 
 /** A route: a method and a path pattern whose `{name}` segments are params. */
 export interface Route<T> {
@@ -56,6 +57,7 @@ export interface RouterOptions {
  * ```ts
  * import assert from "node:assert/strict";
  * import { HttpError } from "./http_error.ts";
+import { unquote } from "../validation/mod.ts";
  * import { Router } from "./router.ts";
  *
  * const router = new Router([{ method: "GET", pattern: "/healthz", target: 1 }]);
@@ -193,44 +195,6 @@ interface CompiledRoute<T> {
   target: T;
 }
 
-/** Path characters the URL parser keeps as they are in a special URL. */
-const PLAIN_PATH = /^\/[\w\-.~!$&'()*+,;=:@%/]*$/;
-/** A `.` or `..` segment, which the URL parser would resolve. */
-const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
-
-/**
- * The path of a request URL, as `new URL(url).pathname` gives it, without
- * parsing the whole URL when the path is plain (the usual case): a path the
- * parser would rewrite (dot segments, characters it escapes) goes through
- * `URL`.
- *
- * @param url An absolute URL, as `Request.url` gives it.
- * @returns The path, still percent-encoded.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { pathnameOf } from "./router.ts";
- *
- * assert.equal(pathnameOf("http://h:1/v1/call/x/message?a=1"), "/v1/call/x/message");
- * assert.equal(pathnameOf("http://h/v1/call/%2e%2e/x"), "/v1/x");
- * ```
- */
-export function pathnameOf(url: string): string {
-  const scheme = url.indexOf("://");
-  const start = scheme === -1 ? -1 : url.indexOf("/", scheme + 3);
-  if (start !== -1) {
-    let end = url.length;
-    for (let i = start; i < end; i += 1) {
-      const code = url.charCodeAt(i);
-      if (code === 63 || code === 35) end = i; // "?" or "#"
-    }
-    const path = url.slice(start, end);
-    if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return path;
-  }
-  return new URL(url).pathname;
-}
-
 /** Whether a path matches a route's pattern, without decoding its params. */
 function matchesPattern(
   route: CompiledRoute<unknown>,
@@ -254,36 +218,7 @@ function matchSegments(
   const params: Record<string, string> = {};
   for (let i = 0; i < segments.length; i += 1) {
     const name = names[i];
-    if (name !== undefined) params[name] = decodeSegment(path[i]!);
+    if (name !== undefined) params[name] = unquote(path[i]!);
   }
   return params;
-}
-
-const encoder = new TextEncoder();
-// ignoreBOM: a leading EF BB BF is part of the segment, as for Python's
-// `unquote`, not a byte order mark to drop.
-const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
-const ESCAPE = /%([0-9a-fA-F]{2})/y;
-
-/**
- * Percent-decodes a path segment as Starlette does (Python's `unquote`):
- * escapes that do not form UTF-8 become U+FFFD, malformed escapes such as
- * `%zz` stay as they are.
- */
-function decodeSegment(segment: string): string {
-  if (!segment.includes("%")) return segment;
-  const bytes: number[] = [];
-  for (let i = 0; i < segment.length;) {
-    ESCAPE.lastIndex = i;
-    const escape = ESCAPE.exec(segment);
-    if (escape !== null) {
-      bytes.push(parseInt(escape[1]!, 16));
-      i += 3;
-    } else {
-      const character = String.fromCodePoint(segment.codePointAt(i)!);
-      bytes.push(...encoder.encode(character));
-      i += character.length;
-    }
-  }
-  return decoder.decode(new Uint8Array(bytes));
 }

@@ -8,7 +8,6 @@ import { WatchedBody } from "../http/body_watch.ts";
 import { readBody } from "../http/request_body.ts";
 import { parseBulkRequest } from "../validation/mod.ts";
 import { HttpError } from "../http/http_error.ts";
-import { streamed } from "../http/responses.ts";
 import type { Store } from "../store/store.ts";
 import { transcriptArchive } from "./transcript_archive.ts";
 import type { ZipCompression } from "../zip/zip_stream.ts";
@@ -63,7 +62,9 @@ export interface BulkDownloadSettings {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Context } from "../http/context.ts";
  * import { bulkDownload } from "./bulk_download.ts";
+ * import type { GrantedContext } from "./endpoint.ts";
  * import { ExportSlots } from "./export_slots.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
@@ -76,18 +77,16 @@ export interface BulkDownloadSettings {
  *   exportSlots,
  *   stallTimeoutMs: 60_000,
  * });
- * await assert.rejects(
- *   run({
- *     request: new Request("http://x/v1/call/message/bulk", {
- *       method: "POST",
- *       headers: { "content-type": "application/json" },
- *       body: '{"call_ids": ["5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21"]}',
- *     }),
- *     params: {},
- *     requestId: "r1",
- *     headers: {},
- *     grant: { projectId: "p", role: "viewer" },
+ * const context = new Context(
+ *   new Request("http://x/v1/call/message/bulk", {
+ *     method: "POST",
+ *     headers: { "content-type": "application/json" },
+ *     body: '{"call_ids": ["5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21"]}',
  *   }),
+ * );
+ * context.grant = { projectId: "p", role: "viewer" };
+ * await assert.rejects(
+ *   run(context as GrantedContext),
  *   { status: 404, errorCode: "NO_TRANSCRIPTS_FOUND" },
  * );
  * assert.equal(exportSlots.running, 0); // the slot was given back
@@ -106,7 +105,8 @@ export function bulkDownload(
     compression,
   } = settings;
   const bodyOptions = { timeoutMs: settings.bodyTimeoutMs };
-  return async ({ request, requestId, grant, headers }) => {
+  return async (context) => {
+    const { request, requestId, grant } = context;
     const callIds = parseBulkRequest(
       await readBody(request, bodyOptions),
       request.headers.get("content-type"),
@@ -138,10 +138,9 @@ export function bulkDownload(
     }
     const body = new WatchedBody(archive, stallTimeoutMs, minBytesPerSecond);
     body.onEnd(release);
-    return streamed(body, {
+    return context.stream(body, {
       "content-type": "application/zip",
       "content-disposition": 'attachment; filename="transcripts.zip"',
-      ...headers,
     });
   };
 }

@@ -6,7 +6,6 @@
 import { authorize } from "../auth/authenticate.ts";
 import { HttpError } from "../http/http_error.ts";
 import { parsePathUuid } from "../validation/mod.ts";
-import { jsonText } from "../http/responses.ts";
 import type { Store } from "../store/store.ts";
 import type { GrantedContext, Operation } from "./endpoint.ts";
 
@@ -20,24 +19,24 @@ import type { GrantedContext, Operation } from "./endpoint.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Context } from "../http/context.ts";
  * import { callMessages } from "./call_messages.ts";
+ * import type { GrantedContext } from "./endpoint.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
  * const callId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";
+ * const context = new Context(new Request(`http://x/v1/call/${callId}/message`));
+ * context.route = { pattern: "/v1/call/{call_id}/message", params: { call_id: callId } };
+ * context.grant = { projectId: "p", role: "viewer" };
  * await assert.rejects(
- *   callMessages(new MemoryStore())({
- *     request: new Request(`http://x/v1/call/${callId}/message`),
- *     params: { call_id: callId },
- *     requestId: "r1",
- *     headers: {},
- *     grant: { projectId: "p", role: "viewer" },
- *   }),
+ *   callMessages(new MemoryStore())(context as GrantedContext),
  *   { status: 404, errorCode: "CALL_NOT_FOUND" },
  * );
  * ```
  */
 export function callMessages(store: Store): Operation<GrantedContext> {
-  return async ({ params, grant, headers }) => {
+  return async (context) => {
+    const { params, grant } = context;
     const callId = parsePathUuid("call_id", params.call_id!);
     authorize(grant, "transcripts:read");
 
@@ -45,6 +44,6 @@ export function callMessages(store: Store): Operation<GrantedContext> {
     if (messages === undefined) {
       throw new HttpError(404, "CALL_NOT_FOUND", `Call ${callId} not found`);
     }
-    return jsonText(`[${messages.join(",")}]`, 200, headers);
+    return context.jsonText(`[${messages.join(",")}]`);
   };
 }

@@ -5,7 +5,6 @@
  */
 import { allows } from "../auth/authenticate.ts";
 import { HttpError } from "../http/http_error.ts";
-import { empty } from "../http/responses.ts";
 import type { Grant, Store } from "../store/store.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import type { GrantedContext, Operation } from "./endpoint.ts";
@@ -53,26 +52,29 @@ export function authorizeDelete(grant: Grant): void {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Context } from "../http/context.ts";
  * import { deleteIntegration } from "./delete_integration.ts";
+ * import type { GrantedContext } from "./endpoint.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
  * const integrationId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";
+ * const context = new Context(
+ *   new Request(`http://x/v1/integration/${integrationId}`, { method: "DELETE" }),
+ * );
+ * context.route = {
+ *   pattern: "/v1/integration/{integration_id}",
+ *   params: { integration_id: integrationId },
+ * };
+ * context.grant = { projectId: "p", role: "owner" };
  * await assert.rejects(
- *   deleteIntegration(new MemoryStore())({
- *     request: new Request(`http://x/v1/integration/${integrationId}`, {
- *       method: "DELETE",
- *     }),
- *     params: { integration_id: integrationId },
- *     requestId: "r1",
- *     headers: {},
- *     grant: { projectId: "p", role: "owner" },
- *   }),
+ *   deleteIntegration(new MemoryStore())(context as GrantedContext),
  *   { status: 404, errorCode: "INTEGRATION_NOT_FOUND" },
  * );
  * ```
  */
 export function deleteIntegration(store: Store): Operation<GrantedContext> {
-  return async ({ params, grant, headers }) => {
+  return async (context) => {
+    const { params, grant } = context;
     const integrationId = parsePathUuid(
       "integration_id",
       params.integration_id!,
@@ -86,6 +88,6 @@ export function deleteIntegration(store: Store): Operation<GrantedContext> {
         `Integration ${integrationId} not found`,
       );
     }
-    return empty(204, headers);
+    return context.empty(204);
   };
 }

@@ -6,9 +6,9 @@
  * @module
  */
 import { HttpError } from "../http/http_error.ts";
-import type { Operation, RequestContext } from "./endpoint.ts";
+import type { Context } from "../http/context.ts";
+import type { Operation } from "./endpoint.ts";
 import type { Store, StoreDegraded } from "../store/store.ts";
-import { json } from "../http/responses.ts";
 
 /**
  * `GET /healthz`: 200 `{"status": "ok"}` whenever the process can answer;
@@ -17,17 +17,19 @@ import { json } from "../http/responses.ts";
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Context } from "../http/context.ts";
  * import { healthz } from "./health.ts";
  *
- * const response = await healthz({ headers: { "x-request-id": "r1" } });
+ * const context = new Context(
+ *   new Request("http://x/healthz", { headers: { "x-request-id": "r1" } }),
+ * );
+ * const response = await healthz(context);
  * assert.deepEqual(await response.json(), { status: "ok" });
  * assert.equal(response.headers.get("x-request-id"), "r1");
  * ```
  */
-export function healthz(
-  { headers }: Pick<RequestContext, "headers">,
-): Promise<Response> {
-  return Promise.resolve(json({ status: "ok" }, 200, headers));
+export function healthz(context: Context): Promise<Response> {
+  return Promise.resolve(context.json({ status: "ok" }));
 }
 
 /** Settings of {@linkcode readyz}. */
@@ -54,6 +56,7 @@ export interface ReadinessSettings {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Context } from "../http/context.ts";
  * import { readyz } from "./health.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
@@ -63,12 +66,7 @@ export interface ReadinessSettings {
  *   readinessTimeout: 2000,
  *   shutdownSignal: shutdown.signal,
  * });
- * const context = {
- *   request: new Request("http://x/readyz"),
- *   params: {},
- *   requestId: "r1",
- *   headers: {},
- * };
+ * const context = new Context(new Request("http://x/readyz"));
  * assert.equal((await probe(context)).status, 200);
  * shutdown.abort();
  * await assert.rejects(probe(context), { status: 503 });
@@ -77,7 +75,7 @@ export interface ReadinessSettings {
 export function readyz(
   { store, readinessTimeout, shutdownSignal }: ReadinessSettings,
 ): Operation {
-  return async ({ headers }) => {
+  return async (context) => {
     if (shutdownSignal?.aborted) {
       throw new HttpError(
         503,
@@ -100,10 +98,10 @@ export function readyz(
     } finally {
       clearTimeout(timer);
     }
-    if (outcome === "ok") return json({ status: "ok" }, 200, headers);
+    if (outcome === "ok") return context.json({ status: "ok" });
     if (typeof outcome === "object") {
       const body = { status: "degraded", detail: outcome.degraded };
-      return json(body, 200, headers);
+      return context.json(body);
     }
     throw new HttpError(
       503,

@@ -7,7 +7,6 @@ import { authorize } from "../auth/authenticate.ts";
 import { HttpError } from "../http/http_error.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import { type TriggerEvent, triggerEvents } from "./trigger_events.ts";
-import { json } from "../http/responses.ts";
 import type { Flow, Store } from "../store/store.ts";
 import type { GrantedContext, Operation } from "./endpoint.ts";
 
@@ -77,21 +76,23 @@ export interface TestTriggerSettings {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Context } from "../http/context.ts";
+ * import type { GrantedContext } from "./endpoint.ts";
  * import { testTrigger } from "./test_trigger.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
  * const flowId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";
  * const run = testTrigger({ store: new MemoryStore(), now: () => new Date() });
+ * const context = new Context(
+ *   new Request(`http://x/v1/workflow/${flowId}/trigger/test`, { method: "POST" }),
+ * );
+ * context.route = {
+ *   pattern: "/v1/workflow/{flow_id}/trigger/test",
+ *   params: { flow_id: flowId },
+ * };
+ * context.grant = { projectId: "p", role: "member" };
  * await assert.rejects(
- *   run({
- *     request: new Request(`http://x/v1/workflow/${flowId}/trigger/test`, {
- *       method: "POST",
- *     }),
- *     params: { flow_id: flowId },
- *     requestId: "r1",
- *     headers: {},
- *     grant: { projectId: "p", role: "member" },
- *   }),
+ *   run(context as GrantedContext),
  *   { status: 404, errorCode: "FLOW_NOT_FOUND" },
  * );
  * ```
@@ -99,7 +100,8 @@ export interface TestTriggerSettings {
 export function testTrigger(
   { store, now }: TestTriggerSettings,
 ): Operation<GrantedContext> {
-  return async ({ params, grant, headers }) => {
+  return async (context) => {
+    const { params, grant } = context;
     const flowId = parsePathUuid("flow_id", params.flow_id!);
     authorize(grant, "workflows:test");
 
@@ -107,10 +109,6 @@ export function testTrigger(
     if (flow === undefined) {
       throw new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`);
     }
-    return json(
-      { events: await sampleEvents(flow, store, now()) },
-      200,
-      headers,
-    );
+    return context.json({ events: await sampleEvents(flow, store, now()) });
   };
 }

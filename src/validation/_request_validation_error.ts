@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { json } from "../http/responses.ts";
 
 /** One entry of an HTTPValidationError's `detail`, as Pydantic v2 reports it. */
 export interface ValidationIssue {
@@ -71,6 +70,9 @@ export class RequestValidationError extends Error {
    * @param headers More headers to send, e.g. the request id.
    */
   toResponse(headers?: Readonly<Record<string, string>>): Response {
-    return json(this.toJSON(), 422, headers);
+    return Response.json(this.toJSON(), {
+      status: 422,
+      headers: { ...headers },
+    });
   }
 }

@@ -41,6 +41,7 @@
 export { parseBulkRequest } from "./_bulk_request.ts";
 export { parsePathUuid } from "./_path_params.ts";
 export { parseUuid } from "./_uuid.ts";
+export { unquote } from "./_unquote.ts";
 export type { UuidParseResult } from "./_uuid.ts";
 export { RequestValidationError } from "./_request_validation_error.ts";
 export type {

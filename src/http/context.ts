@@ -1,0 +1,318 @@
+/**
+ * One request's context: what the pipeline's steps learn about a request,
+ * in one place, and the builders of its answers.
+ *
+ * @module
+ */
+import type { WatchedBody } from "./body_watch.ts";
+import { PUBLIC_HEADERS } from "./hardening_headers.ts";
+import type { HttpError } from "./http_error.ts";
+import { RequestValidationError } from "../validation/mod.ts";
+import type { Grant } from "../store/store.ts";
+import type { Endpoint } from "../operations/endpoint.ts";
+
+/** A route the router matched: its pattern and its path params. */
+export interface MatchedRoute {
+  /** The route's pattern, e.g. `/v1/call/{call_id}/message`. */
+  readonly pattern: string;
+  /** Path params, percent-decoded, not yet validated. */
+  readonly params: Readonly<Record<string, string>>;
+}
+
+/** An incoming `X-Request-Id` worth echoing: short, plain characters. */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+/**
+ * A request on its way through the pipeline. The request, its path, its id
+ * and its arrival are read once, when it comes in; each later field is set
+ * by one step (named on it) and read by the steps after it, and by the
+ * steps before it once `next()` has answered.
+ *
+ * Answers are built here ({@linkcode Context.json}, {@linkcode Context.empty},
+ * {@linkcode Context.stream}, {@linkcode Context.error}): each is built with
+ * {@linkcode Context.headers} and tells the context its body's length, or
+ * the watch on its streamed body, so that the access log, the telemetry and
+ * the servers learn it without touching the body.
+ *
+ * @typeParam Vars What a layer's own steps note beside the core's fields
+ * (the mock's journal and faults do); read and written through `vars`.
+ *
+ * @example A step's view of a request
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "./context.ts";
+ *
+ * const context = new Context(
+ *   new Request("http://api.test/v1/call/42/message?x=1", {
+ *     headers: { "x-request-id": "r-1" },
+ *   }),
+ * );
+ * assert.equal(context.pathname, "/v1/call/42/message");
+ * assert.equal(context.requestId, "r-1");
+ * const response = context.json({ ok: true }, 201);
+ * assert.equal(response.status, 201);
+ * assert.equal(response.headers.get("x-request-id"), "r-1");
+ * assert.equal(context.bodyLength, 11);
+ * ```
+ */
+export class Context<Vars extends object = Record<never, never>> {
+  /** The request. */
+  readonly request: Request;
+  /**
+   * What the runtime's server passed beside the request (Deno's `info`,
+   * Bun's `server`, @hono/node-server's `{ incoming, outgoing }`), if any.
+   */
+  readonly runtimeArgument: unknown;
+  /** The URL's path, still percent-encoded, without the query string. */
+  readonly pathname: string;
+  /** The request id sent back in `X-Request-Id`: the client's when plain. */
+  readonly requestId: string;
+  /** When the request arrived, from `performance.now()`. */
+  readonly startedAt: number;
+  /**
+   * The headers every answer is built with: `X-Request-Id` and
+   * `X-Content-Type-Options: nosniff` from the start;
+   * steps add theirs (hardening headers, CORS) before the answer is built.
+   * Built into each response rather than set on it afterwards, which on
+   * @hono/node-server would take the response off its fast path.
+   */
+  headers: Record<string, string>;
+  /** The matched route. Set by the routing step. */
+  route: MatchedRoute | undefined;
+  /** What the matched route leads to. Set by the routing step. */
+  endpoint: Endpoint | undefined;
+  /** What the request's token grants. Set by the authentication step. */
+  grant: Grant | undefined;
+  /** What a layer's own steps note (see the class's `Vars`). */
+  readonly vars: Partial<Vars> = {};
+  #errorCode: string | undefined;
+  #bodyLength: number | undefined;
+  #watchedBody: WatchedBody | undefined;
+
+  /**
+   * Reads what every step needs of a request, once.
+   *
+   * @param request The request.
+   * @param runtimeArgument What the runtime's server passed beside it.
+   */
+  constructor(request: Request, runtimeArgument?: unknown) {
+    this.request = request;
+    this.runtimeArgument = runtimeArgument;
+    this.startedAt = performance.now();
+    this.pathname = pathnameOf(request.url);
+    this.requestId = requestIdOf(request);
+    this.headers = { ...PUBLIC_HEADERS, "x-request-id": this.requestId };
+  }
+
+  /** The matched route's path params; none before routing. */
+  get params(): Readonly<Record<string, string>> {
+    return this.route?.params ?? {};
+  }
+
+  /**
+   * The `error_code` of the answer, once an ErrorResponseSchema error
+   * answered (a 422 HTTPValidationError has none).
+   */
+  get errorCode(): string | undefined {
+    return this.#errorCode;
+  }
+
+  /**
+   * The byte length of the answer's body, once an answer was built here and
+   * its body is whole; `undefined` for a streamed one (see
+   * {@linkcode Context.watchedBody}).
+   */
+  get bodyLength(): number | undefined {
+    return this.#bodyLength;
+  }
+
+  /** The watch on the answer's streamed body, once one was built here. */
+  get watchedBody(): WatchedBody | undefined {
+    return this.#watchedBody;
+  }
+
+  /**
+   * A JSON answer.
+   *
+   * @param body What to serialise.
+   * @param status The status. Default 200.
+   * @param headers More headers, under {@linkcode Context.headers}.
+   * @returns The response.
+   */
+  json(
+    body: unknown,
+    status = 200,
+    headers?: Readonly<Record<string, string>>,
+  ): Response {
+    return this.jsonText(JSON.stringify(body), status, headers);
+  }
+
+  /**
+   * A JSON answer whose text is serialised already.
+   *
+   * @param text The JSON text.
+   * @param status The status. Default 200.
+   * @param headers More headers, under {@linkcode Context.headers}.
+   * @returns The response.
+   */
+  jsonText(
+    text: string,
+    status = 200,
+    headers?: Readonly<Record<string, string>>,
+  ): Response {
+    this.#bodyLength = utf8Length(text);
+    // A string body and a plain header record keep @hono/node-server on its
+    // fast path (it writes them without building a web Response).
+    return new Response(text, {
+      status,
+      headers: {
+        "content-type": "application/json",
+        ...headers,
+        ...this.headers,
+      },
+    });
+  }
+
+  /**
+   * An answer without a body, e.g. a 204.
+   *
+   * @param status The status.
+   * @param headers More headers, under {@linkcode Context.headers}.
+   * @returns The response.
+   */
+  empty(status: number, headers?: Readonly<Record<string, string>>): Response {
+    this.#bodyLength = 0;
+    return new Response(null, {
+      status,
+      headers: { ...headers, ...this.headers },
+    });
+  }
+
+  /**
+   * An answer whose body is streamed as it is read: its length is known once
+   * it is over, which `body` tells.
+   *
+   * @param body The watched body.
+   * @param headers More headers, under {@linkcode Context.headers}.
+   * @returns A 200 response.
+   */
+  stream(
+    body: WatchedBody,
+    headers: Readonly<Record<string, string>>,
+  ): Response {
+    this.#watchedBody = body;
+    return new Response(body.readable, {
+      headers: { ...headers, ...this.headers },
+    });
+  }
+
+  /**
+   * The answer to an error: an {@linkcode HttpError}'s ErrorResponseSchema
+   * body, or a {@linkcode RequestValidationError}'s HTTPValidationError.
+   *
+   * @param error The error.
+   * @returns The response, with the error's own headers (e.g. `Allow`).
+   */
+  error(error: HttpError | RequestValidationError): Response {
+    if (error instanceof RequestValidationError) {
+      return this.json(error.toJSON(), 422);
+    }
+    this.#errorCode = error.errorCode;
+    return this.json(error, error.status, error.headerRecord());
+  }
+
+  /**
+   * The answer to a `HEAD` request from the answer its `GET` would have: the
+   * same status and headers, no body. `Content-Length` stays the GET body's
+   * length when it is known (RFC 9110, 9.3.2).
+   *
+   * @param response The GET's answer; its body is cancelled.
+   * @returns A response without a body.
+   */
+  withoutBody(response: Response): Response {
+    const headers = new Headers(response.headers);
+    if (this.#bodyLength !== undefined) {
+      headers.set("content-length", String(this.#bodyLength));
+    }
+    void response.body?.cancel().catch(() => {});
+    this.#bodyLength = 0;
+    this.#watchedBody = undefined;
+    return new Response(null, {
+      status: response.status,
+      statusText: response.statusText,
+      headers,
+    });
+  }
+}
+
+/** Path characters the URL parser keeps as they are in a special URL. */
+const PLAIN_PATH = /^\/[\w\-.~!$&'()*+,;=:@%/]*$/;
+/** A `.` or `..` segment, which the URL parser would resolve. */
+const DOT_SEGMENT = /\/(?:\.|%2e){1,2}(?=\/|$)/i;
+
+/**
+ * The path of a request URL, as `new URL(url).pathname` gives it, without
+ * parsing the whole URL when the path is plain (the usual case): a path the
+ * parser would rewrite (dot segments, characters it escapes) goes through
+ * `URL`.
+ *
+ * @param url An absolute URL, as `Request.url` gives it.
+ * @returns The path, still percent-encoded.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { pathnameOf } from "./context.ts";
+ *
+ * assert.equal(pathnameOf("http://h:1/v1/call/x/message?a=1"), "/v1/call/x/message");
+ * assert.equal(pathnameOf("http://h/v1/call/%2e%2e/x"), "/v1/x");
+ * ```
+ */
+export function pathnameOf(url: string): string {
+  const scheme = url.indexOf("://");
+  const start = scheme === -1 ? -1 : url.indexOf("/", scheme + 3);
+  if (start !== -1) {
+    let end = url.length;
+    for (let i = start; i < end; i += 1) {
+      const code = url.charCodeAt(i);
+      if (code === 63 || code === 35) end = i; // "?" or "#"
+    }
+    const path = url.slice(start, end);
+    if (PLAIN_PATH.test(path) && !DOT_SEGMENT.test(path)) return path;
+  }
+  return new URL(url).pathname;
+}
+
+/** The request id to use: the client's when plain, a fresh UUID otherwise. */
+function requestIdOf(request: Request): string {
+  const incomingId = request.headers.get("x-request-id");
+  return incomingId !== null && REQUEST_ID.test(incomingId)
+    ? incomingId
+    : crypto.randomUUID();
+}
+
+/** Something beyond ASCII (more than one byte a character in UTF-8). */
+const NON_ASCII = /[^\x20-\x7e\t\n\r]/;
+
+/** The length of a string encoded as UTF-8, as `Response` encodes it. */
+function utf8Length(text: string): number {
+  if (!NON_ASCII.test(text)) return text.length;
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (
+      code >= 0xd800 && code < 0xdc00 && i + 1 < text.length &&
+      (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00
+    ) {
+      // A surrogate pair: one code point, four bytes.
+      bytes += 4;
+      i++;
+    } else {
+      // Other BMP characters; a lone surrogate is sent as U+FFFD, also three.
+      bytes += 3;
+    }
+  }
+  return bytes;
+}

@@ -1,0 +1,93 @@
+/**
+ * The observing step: reports each request, once its answer is over, to the
+ * access log and to OpenTelemetry.
+ *
+ * @module
+ */
+import type { Middleware } from "../http/pipeline.ts";
+import {
+  type AbortCause,
+  type FinishedRequest,
+  isoTimeNow,
+  type RequestFinishedListener,
+} from "./finished_request.ts";
+import type { RequestTelemetry } from "./request_telemetry.ts";
+
+/** Options of {@linkcode observeRequests}; at least one is set. */
+export interface ObserveOptions {
+  /** Told of each finished request (the access log). */
+  onRequestFinished: RequestFinishedListener | undefined;
+  /** Traces each request and records its metrics. */
+  telemetry: RequestTelemetry | undefined;
+}
+
+/**
+ * Observes each request: runs the rest of the pipeline under the request's
+ * span, then, once the answer is over (for a whole body: once it is built;
+ * for a streamed export: when its last byte was handed over, or the client
+ * went away), ends the span and tells `onRequestFinished`, reading the
+ * route, the project, the error code and the body's length on the context.
+ *
+ * @param options The listener and the telemetry.
+ * @returns The step.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "../http/context.ts";
+ * import type { FinishedRequest } from "./finished_request.ts";
+ * import { observeRequests } from "./observe.ts";
+ *
+ * const finished: FinishedRequest[] = [];
+ * const step = observeRequests({
+ *   onRequestFinished: (request) => finished.push(request),
+ *   telemetry: undefined,
+ * });
+ * const context = new Context(new Request("http://api.test/healthz"));
+ * await step(context, () => Promise.resolve(context.json({ status: "ok" })));
+ * assert.equal(finished[0]?.path, "/healthz");
+ * assert.equal(finished[0]?.bytes, 15);
+ * ```
+ */
+export function observeRequests(options: ObserveOptions): Middleware {
+  const { onRequestFinished, telemetry } = options;
+  return async (context, next) => {
+    const time = isoTimeNow();
+    const traced = telemetry?.start(context.request);
+    const response = await (traced === undefined ? next() : traced.run(next));
+    const finish = (bytes: number, aborted: AbortCause | undefined) => {
+      // A 422 HTTPValidationError has no code of its own.
+      const errorCode = context.errorCode ??
+        (response.status === 422 ? "VALIDATION_ERROR" : undefined);
+      traced?.end({
+        route: context.route?.pattern,
+        status: response.status,
+        bytes,
+        aborted,
+        errorCode,
+      });
+      if (onRequestFinished === undefined) return;
+      const { request } = context;
+      const finished: FinishedRequest = {
+        time,
+        requestId: context.requestId,
+        method: request.method,
+        path: context.pathname,
+        status: response.status,
+        durationMs: Math.round((performance.now() - context.startedAt) * 1000) /
+          1000,
+        bytes,
+      };
+      const projectId = context.grant?.projectId;
+      if (projectId !== undefined) finished.projectId = projectId;
+      if (errorCode !== undefined) finished.errorCode = errorCode;
+      if (aborted !== undefined) finished.aborted = aborted;
+      if (traced?.traceId !== undefined) finished.traceId = traced.traceId;
+      onRequestFinished(finished);
+    };
+    const body = context.watchedBody;
+    if (body === undefined) finish(context.bodyLength ?? 0, undefined);
+    else body.onEnd(finish);
+    return response;
+  };
+}
