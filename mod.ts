@@ -13,13 +13,13 @@
  *
  * @module
  */
-export { Context, type MatchedRoute } from "./src/http/context.ts";
+export { Context, type MatchedRoute } from "./src/http/mod.ts";
 export {
   compose,
   type ErrorRenderer,
   type Middleware,
   type Next,
-} from "./src/http/pipeline.ts";
+} from "./src/http/mod.ts";
 export {
   createHandler,
   type ErrorLogger,
@@ -27,48 +27,42 @@ export {
   type HandlerOptions,
   type InfoLogger,
 } from "./src/handler.ts";
-export {
-  type ExportRefusal,
-  ExportSlots,
-} from "./src/operations/export_slots.ts";
+export { type ExportRefusal, ExportSlots } from "./src/operations/mod.ts";
 export {
   type BodyEndListener,
   DEFAULT_EXPORT_MIN_BYTES_PER_SECOND,
   ExportStalledError,
   WatchedBody,
-} from "./src/http/body_watch.ts";
+} from "./src/http/mod.ts";
 export type {
   Endpoint,
   GrantedContext,
   Operation,
-} from "./src/operations/endpoint.ts";
+} from "./src/operations/mod.ts";
 export {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,
   FailedAuthLimiter,
   type FailedAuthOptions,
-} from "./src/auth/failed_auth.ts";
+} from "./src/auth/mod.ts";
 export type {
   GzipCompressor,
   GzipPair,
   ZipCompression,
-} from "./src/zip/zip_stream.ts";
+} from "./src/zip/mod.ts";
 export {
   type AbortCause,
   type FinishedRequest,
   type RequestFinishedListener,
-} from "./src/telemetry/finished_request.ts";
+} from "./src/telemetry/mod.ts";
 export {
   type AccessLogOptions,
   createAccessLog,
   LOG_LEVELS,
   type LogFormat,
   type LogLevel,
-} from "./src/telemetry/access_log.ts";
-export {
-  type IntegrationTools,
-  MemoryStore,
-} from "./src/store/memory_store.ts";
+} from "./src/telemetry/mod.ts";
+export { type IntegrationTools, MemoryStore } from "./src/store/mod.ts";
 export {
   type CallSummary,
   type Flow,
@@ -79,7 +73,7 @@ export {
   type StoreDegraded,
   type TranscriptChunk,
   type Trigger,
-} from "./src/store/store.ts";
+} from "./src/store/mod.ts";
 export {
   type CallFixture,
   type Fixtures,
@@ -95,20 +89,17 @@ export {
   type SeedOptions,
   type TokenFixture,
   type ToolFixture,
-} from "./src/store/fixtures.ts";
-export { demoFixtures } from "./src/store/demo_fixtures.ts";
+} from "./src/store/mod.ts";
+export { demoFixtures } from "./src/store/mod.ts";
 export {
   type ErrorResponseBody,
   HttpError,
   type HttpErrorOptions,
-} from "./src/http/http_error.ts";
+} from "./src/http/mod.ts";
 export {
   type HttpValidationErrorBody,
   RequestValidationError,
   type ValidationIssue,
 } from "./src/validation/mod.ts";
-export { hashToken } from "./src/auth/sha256.ts";
-export {
-  type OpenApiDocument,
-  openApiDocument,
-} from "./src/openapi/document.ts";
+export { hashToken } from "./src/auth/mod.ts";
+export { type OpenApiDocument, openApiDocument } from "./src/openapi/mod.ts";

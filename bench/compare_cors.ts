@@ -39,8 +39,8 @@ import { controlOpenApiDocument } from "../mock/control_openapi.ts";
 import { withGuard } from "../mock/guard.ts";
 import { createMockServer } from "../mock/mock_server.ts";
 import { createMockState } from "../mock/mock_state.ts";
-import { openApiDocument } from "../src/openapi.ts";
-import { pathnameOf } from "../src/router.ts";
+import { openApiDocument } from "../src/openapi/document.ts";
+import { pathnameOf } from "../src/http/router.ts";
 import {
   apiFixtures,
   CALLS,

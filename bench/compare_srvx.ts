@@ -1,5 +1,5 @@
 /**
- * Our runtime adapters (`server/_serve.ts`, `server/_adapter/`) against
+ * Our runtime adapters (`server/runtimes/mod.ts`, `server/_adapter/`) against
  * srvx 1.x serving the same Fetch handler, on Node, Deno and Bun (issue 26).
  * Each runtime runs two servers of the API's handler on the API suite's
  * fixtures, without the access log (as `bench/bench_server.ts api`): _ours_,
@@ -26,7 +26,7 @@ import process from "node:process";
 import { createHandler } from "../src/handler.ts";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { serve } from "../server/_serve.ts";
+import { serve } from "../server/runtimes/mod.ts";
 import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 import {
   cpuSeconds,

@@ -6,7 +6,7 @@
  *
  * Each runtime serves, through our adapter, on one server:
  * - _API_: the bulk export itself (`POST /v1/call/message/bulk`), deflating
- *   as the API's servers do (`server/_export_compression.ts`);
+ *   as the API's servers do (`server/gzip_pool/mod.ts`);
  * - _ours_: `ZipStream` with the same compression, fed each call's whole JSON
  *   text (the export's entries, read from the store beforehand);
  * - _fflate_: fflate's `Zip` with a `ZipDeflate` (level 6, main thread) per
@@ -42,8 +42,8 @@ import { AsyncZipDeflate, Zip, ZipDeflate } from "fflate";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { ZipStream } from "../src/zip/zip_stream.ts";
-import { exportCompression } from "../server/_export_compression.ts";
-import { serve } from "../server/_serve.ts";
+import { exportCompression } from "../server/gzip_pool/mod.ts";
+import { serve } from "../server/runtimes/mod.ts";
 import { benchData, CALLS, MESSAGES } from "./export_data.ts";
 import { cpuSeconds, median, startServer } from "./hot_path.ts";
 import { childrenCpuSeconds } from "./proc_cpu.ts";

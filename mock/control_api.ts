@@ -5,14 +5,14 @@
  *
  * @module
  */
-import { FixturesError, type FixturesInput } from "../src/store/fixtures.ts";
-import { HttpError } from "../src/http/http_error.ts";
-import { PRIVATE_HEADERS } from "../src/http/hardening_headers.ts";
+import { FixturesError, type FixturesInput } from "../src/store/mod.ts";
+import { HttpError } from "../src/http/mod.ts";
+import { PRIVATE_HEADERS } from "../src/http/mod.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import { type FaultRule, FaultRuleError } from "./faults.ts";
 import { CONTROL_PREFIX, isControlPath } from "./guard.ts";
-import { readBody } from "../src/http/request_body.ts";
-import { type Route, Router } from "../src/http/router.ts";
+import { readBody } from "../src/http/mod.ts";
+import { type Route, Router } from "../src/http/mod.ts";
 import type { MockContext, MockStep } from "./mock_context.ts";
 import type { MockState } from "./mock_state.ts";
 

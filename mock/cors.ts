@@ -5,8 +5,8 @@
  *
  * @module
  */
-import { openApiDocument } from "../src/openapi/document.ts";
-import { Router } from "../src/http/router.ts";
+import { openApiDocument } from "../src/openapi/mod.ts";
+import { Router } from "../src/http/mod.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
 import type { MockStep } from "./mock_context.ts";
 

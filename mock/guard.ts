@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { HttpError } from "../src/http/http_error.ts";
+import { HttpError } from "../src/http/mod.ts";
 import type { MockStep } from "./mock_context.ts";
 
 /** The path prefix reserved for the control API. */

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { HttpError } from "../src/http/http_error.ts";
+import { HttpError } from "../src/http/mod.ts";
 import {
   cutResponse,
   defaultErrorCode,

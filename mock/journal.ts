@@ -4,9 +4,9 @@
  *
  * @module
  */
-import { isoTimeNow } from "../src/telemetry/finished_request.ts";
-import type { Context } from "../src/http/context.ts";
-import { ClientGoneError, readBodyStart } from "../src/http/request_body.ts";
+import { isoTimeNow } from "../src/telemetry/mod.ts";
+import type { Context } from "../src/http/mod.ts";
+import { ClientGoneError, readBodyStart } from "../src/http/mod.ts";
 import { isNetworkError } from "./drop_connection.ts";
 import type { MockContext, MockStep } from "./mock_context.ts";
 

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Context } from "../src/http/context.ts";
-import type { Middleware } from "../src/http/pipeline.ts";
+import type { Context } from "../src/http/mod.ts";
+import type { Middleware } from "../src/http/mod.ts";
 
 /** The mock's own fields of a request's context (its `vars`). */
 export interface MockVars {

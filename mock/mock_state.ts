@@ -19,13 +19,13 @@ import {
   resolveFixtures,
   type TokenFixture,
   type ToolFixture,
-} from "../src/store/fixtures.ts";
+} from "../src/store/mod.ts";
 import {
   createHandler,
   type ErrorLogger,
   type Handler,
 } from "../src/handler.ts";
-import { MemoryStore } from "../src/store/memory_store.ts";
+import { MemoryStore } from "../src/store/mod.ts";
 import { type Fault, type FaultRule, FaultSet } from "./faults.ts";
 import { injectFaults } from "./inject_faults.ts";
 import {

@@ -74,5 +74,5 @@ export {
   type ProjectFixture,
   type TokenFixture,
   type ToolFixture,
-} from "../src/store/fixtures.ts";
-export type { Role, Trigger } from "../src/store/store.ts";
+} from "../src/store/mod.ts";
+export type { Role, Trigger } from "../src/store/mod.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { openApiDocument } from "../src/openapi/document.ts";
+import { openApiDocument } from "../src/openapi/mod.ts";
 
 /** An operation of the API's OpenAPI document. */
 export interface OperationInfo {

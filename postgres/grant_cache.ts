@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { Grant } from "../src/store/store.ts";
+import type { Grant } from "../src/store/mod.ts";
 
 /** One digest's grant, or the read that will tell it. */
 type Entry =

@@ -5,11 +5,7 @@
  */
 import { type Context, context } from "@opentelemetry/api";
 import type { MaybeRow, PendingQuery, RowList, Sql } from "postgres";
-import type {
-  Fixtures,
-  FixturesInput,
-  SeedOptions,
-} from "../src/store/fixtures.ts";
+import type { Fixtures, FixturesInput, SeedOptions } from "../src/store/mod.ts";
 import type {
   CallSummary,
   Flow,
@@ -19,7 +15,7 @@ import type {
   StoreDegraded,
   TranscriptChunk,
   Trigger,
-} from "../src/store/store.ts";
+} from "../src/store/mod.ts";
 import { withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { GrantCache } from "./grant_cache.ts";

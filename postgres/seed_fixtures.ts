@@ -14,8 +14,8 @@ import {
   type ProjectReference,
   resolveFixtures,
   type SeedOptions,
-} from "../src/store/fixtures.ts";
-import { hashToken } from "../src/auth/sha256.ts";
+} from "../src/store/mod.ts";
+import { hashToken } from "../src/auth/mod.ts";
 import {
   applySessionSettings,
   type SessionSettings,

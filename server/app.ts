@@ -7,21 +7,21 @@
  *
  * @module
  */
-import { createAccessLog } from "../src/telemetry/access_log.ts";
-import { FailedAuthLimiter } from "../src/auth/failed_auth.ts";
+import { createAccessLog } from "../src/telemetry/mod.ts";
+import { FailedAuthLimiter } from "../src/auth/mod.ts";
 import { bunExportTimeouts } from "./runtimes/bun.ts";
 import { clientAddressOf } from "./runtimes/client_address.ts";
 import { runtimeName } from "./runtimes/mod.ts";
-import { demoFixtures } from "../src/store/demo_fixtures.ts";
-import type { Fixtures } from "../src/store/fixtures.ts";
+import { demoFixtures } from "../src/store/mod.ts";
+import type { Fixtures } from "../src/store/mod.ts";
 import { readFixturesFile, requireLongTokens } from "./fixtures_file.ts";
 import { batchedLines } from "./log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { exportCompression } from "./gzip_pool/mod.ts";
-import { MemoryStore } from "../src/store/memory_store.ts";
+import { MemoryStore } from "../src/store/mod.ts";
 import type { ServerSettings } from "./settings.ts";
 import { startTelemetry } from "./telemetry_sdk.ts";
-import type { Store } from "../src/store/store.ts";
+import type { Store } from "../src/store/mod.ts";
 
 /** A store the server can seed and close. */
 interface ServerStore extends Store {

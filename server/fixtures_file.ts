@@ -4,12 +4,12 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { demoFixtures } from "../src/store/demo_fixtures.ts";
+import { demoFixtures } from "../src/store/mod.ts";
 import {
   type Fixtures,
   FixturesError,
   parseFixtures,
-} from "../src/store/fixtures.ts";
+} from "../src/store/mod.ts";
 
 /**
  * Reads and checks a fixtures file.

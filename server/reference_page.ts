@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { HttpError } from "../src/http/http_error.ts";
+import { HttpError } from "../src/http/mod.ts";
 
 /** Where the reference page lives. */
 export const DOCS_PATH = "/docs";

@@ -15,17 +15,17 @@ import {
   LOG_LEVELS,
   type LogFormat,
   type LogLevel,
-} from "../src/telemetry/access_log.ts";
+} from "../src/telemetry/mod.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   defaultProjectShare,
-} from "../src/operations/export_slots.ts";
-import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/bulk_download.ts";
-import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "../src/http/body_watch.ts";
+} from "../src/operations/mod.ts";
+import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/mod.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "../src/http/mod.ts";
 import {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,
-} from "../src/auth/failed_auth.ts";
+} from "../src/auth/mod.ts";
 
 /** How long a graceful shutdown may take unless told otherwise, in seconds. */
 export const DEFAULT_SHUTDOWN_TIMEOUT = 30;

@@ -36,15 +36,15 @@
  *
  * @module
  */
-import { createAccessLog } from "../src/telemetry/access_log.ts";
-import { ExportSlots } from "../src/operations/export_slots.ts";
-import { FailedAuthLimiter } from "../src/auth/failed_auth.ts";
-import { demoFixtures } from "../src/store/demo_fixtures.ts";
-import { parseFixtures } from "../src/store/fixtures.ts";
+import { createAccessLog } from "../src/telemetry/mod.ts";
+import { ExportSlots } from "../src/operations/mod.ts";
+import { FailedAuthLimiter } from "../src/auth/mod.ts";
+import { demoFixtures } from "../src/store/mod.ts";
+import { parseFixtures } from "../src/store/mod.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
-import { MemoryStore } from "../src/store/memory_store.ts";
-import type { Store } from "../src/store/store.ts";
-import { HttpError } from "../src/http/http_error.ts";
+import { MemoryStore } from "../src/store/mod.ts";
+import type { Store } from "../src/store/mod.ts";
+import { HttpError } from "../src/http/mod.ts";
 import {
   readServerSettings,
   type ServerSettings,

@@ -3,42 +3,42 @@
  *
  * @module
  */
-import { authenticateRequests } from "./auth/authentication.ts";
-import { FailedAuthLimiter } from "./auth/failed_auth.ts";
-import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./http/body_watch.ts";
-import { Context } from "./http/context.ts";
-import { answerHead } from "./http/head.ts";
-import { compose, type Middleware } from "./http/pipeline.ts";
+import { authenticateRequests } from "./auth/mod.ts";
+import { FailedAuthLimiter } from "./auth/mod.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./http/mod.ts";
+import { Context } from "./http/mod.ts";
+import { answerHead } from "./http/mod.ts";
+import { compose, type Middleware } from "./http/mod.ts";
 import {
   type ErrorLogger,
   errorRenderer,
   type InfoLogger,
-} from "./http/render_error.ts";
-import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from "./http/request_body.ts";
-import { Router } from "./http/router.ts";
-import { routeRequests } from "./http/routing.ts";
-import { assertRuntimeSupport } from "./http/runtime_support.ts";
-import { openApiDocumentFor } from "./openapi/document.ts";
+} from "./http/mod.ts";
+import { BODY_TIMEOUT_MS, MAX_BODY_BYTES } from "./http/mod.ts";
+import { Router } from "./http/mod.ts";
+import { routeRequests } from "./http/mod.ts";
+import { assertRuntimeSupport } from "./http/mod.ts";
+import { openApiDocumentFor } from "./openapi/mod.ts";
 import {
   bulkDownload,
   DEFAULT_EXPORT_STALL_TIMEOUT_MS,
-} from "./operations/bulk_download.ts";
-import { callMessages } from "./operations/call_messages.ts";
-import { deleteIntegration } from "./operations/delete_integration.ts";
-import type { Endpoint, GrantedContext } from "./operations/endpoint.ts";
+} from "./operations/mod.ts";
+import { callMessages } from "./operations/mod.ts";
+import { deleteIntegration } from "./operations/mod.ts";
+import type { Endpoint, GrantedContext } from "./operations/mod.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   ExportSlots,
-} from "./operations/export_slots.ts";
-import { healthz, readyz } from "./operations/health.ts";
-import { testTrigger } from "./operations/test_trigger.ts";
-import type { Store } from "./store/store.ts";
-import type { RequestFinishedListener } from "./telemetry/finished_request.ts";
-import { observeRequests } from "./telemetry/observe.ts";
-import { RequestTelemetry } from "./telemetry/request_telemetry.ts";
-import type { ZipCompression } from "./zip/zip_stream.ts";
+} from "./operations/mod.ts";
+import { healthz, readyz } from "./operations/mod.ts";
+import { testTrigger } from "./operations/mod.ts";
+import type { Store } from "./store/mod.ts";
+import type { RequestFinishedListener } from "./telemetry/mod.ts";
+import { observeRequests } from "./telemetry/mod.ts";
+import { RequestTelemetry } from "./telemetry/mod.ts";
+import type { ZipCompression } from "./zip/mod.ts";
 
-export type { ErrorLogger, InfoLogger } from "./http/render_error.ts";
+export type { ErrorLogger, InfoLogger } from "./http/mod.ts";
 
 /**
  * A Fetch API handler. A runtime's server may pass what it knows of the

@@ -18,8 +18,8 @@
  *
  * @module
  */
-import { FixturesError } from "../../src/store/fixtures.ts";
-import { pathnameOf } from "../../src/http/context.ts";
+import { FixturesError } from "../../src/store/mod.ts";
+import { pathnameOf } from "../../src/http/mod.ts";
 import { DEFAULT_FIXTURES_LIMIT } from "../../mock/control_api.ts";
 import { isDroppedConnection } from "../../mock/drop_connection.ts";
 import { isLoopbackHost } from "../../mock/guard.ts";

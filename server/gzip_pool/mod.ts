@@ -9,7 +9,7 @@
  *
  * @module
  */
-import type { ZipCompression } from "../../src/zip/zip_stream.ts";
+import type { ZipCompression } from "../../src/zip/mod.ts";
 import { type RuntimeName, runtimeName } from "../runtimes/mod.ts";
 
 /** Text the writer may read ahead when entries deflate in parallel. */

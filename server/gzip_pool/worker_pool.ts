@@ -8,7 +8,7 @@
  * @module
  */
 import { clearTimeout, setTimeout } from "node:timers";
-import type { GzipCompressor, GzipPair } from "../../src/zip/zip_stream.ts";
+import type { GzipCompressor, GzipPair } from "../../src/zip/mod.ts";
 import type {
   GzipWorkerReady,
   GzipWorkerReply,

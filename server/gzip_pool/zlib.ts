@@ -9,7 +9,7 @@
  * @module
  */
 import { createGzip } from "node:zlib";
-import type { GzipPair } from "../../src/zip/zip_stream.ts";
+import type { GzipPair } from "../../src/zip/mod.ts";
 
 /** zlib's default level, as every `CompressionStream` uses. */
 const LEVEL = 6;

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Middleware } from "../../src/http/pipeline.ts";
+import type { Middleware } from "../../src/http/mod.ts";
 import { Drain } from "./drain.ts";
 import {
   type RunningServer,

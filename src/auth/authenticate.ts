@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { HttpError } from "../http/http_error.ts";
-import type { Grant, Role, Store } from "../store/store.ts";
+import { HttpError } from "../http/mod.ts";
+import type { Grant, Role, Store } from "../store/mod.ts";
 import { hashToken } from "./sha256.ts";
 
 /** Something a request may ask to do. */

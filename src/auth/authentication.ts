@@ -4,8 +4,8 @@
  *
  * @module
  */
-import type { Middleware } from "../http/pipeline.ts";
-import type { Store } from "../store/store.ts";
+import type { Middleware } from "../http/mod.ts";
+import type { Store } from "../store/mod.ts";
 import { authenticate } from "./authenticate.ts";
 import type { FailedAuthLimiter } from "./failed_auth.ts";
 

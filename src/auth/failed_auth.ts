@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { HttpError } from "../http/http_error.ts";
+import { HttpError } from "../http/mod.ts";
 
 /** How many failures an address may have in a window: 20. */
 export const DEFAULT_AUTH_FAILURE_LIMIT = 20;

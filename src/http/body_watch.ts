@@ -8,7 +8,7 @@
  *
  * @module
  */
-import type { AbortCause } from "../telemetry/finished_request.ts";
+import type { AbortCause } from "../telemetry/mod.ts";
 
 /**
  * Why a streamed body was cut: its client read nothing for too long, or read

@@ -8,8 +8,8 @@ import type { WatchedBody } from "./body_watch.ts";
 import { PUBLIC_HEADERS } from "./hardening_headers.ts";
 import type { HttpError } from "./http_error.ts";
 import { RequestValidationError } from "../validation/mod.ts";
-import type { Grant } from "../store/store.ts";
-import type { Endpoint } from "../operations/endpoint.ts";
+import type { Grant } from "../store/mod.ts";
+import type { Endpoint } from "../operations/mod.ts";
 
 /** A route the router matched: its pattern and its path params. */
 export interface MatchedRoute {

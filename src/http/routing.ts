@@ -9,7 +9,7 @@ import type { Middleware } from "./pipeline.ts";
 import { PRIVATE_HEADERS } from "./hardening_headers.ts";
 import { refuseLargeBody } from "./request_body.ts";
 import type { Router } from "./router.ts";
-import type { Endpoint } from "../operations/endpoint.ts";
+import type { Endpoint } from "../operations/mod.ts";
 
 /**
  * Routes each request: sets `context.route` and `context.endpoint`, or

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { demoFixtures } from "../store/demo_fixtures.ts";
+import { demoFixtures } from "../store/mod.ts";
 
 /** The clock the examples were taken at: a Sunday at noon, UTC. */
 export const EXAMPLE_NOW = "2026-11-22T12:00:00.000Z";

@@ -3,14 +3,14 @@
  *
  * @module
  */
-import { authorize } from "../auth/authenticate.ts";
-import { WatchedBody } from "../http/body_watch.ts";
-import { readBody } from "../http/request_body.ts";
+import { authorize } from "../auth/mod.ts";
+import { WatchedBody } from "../http/mod.ts";
+import { readBody } from "../http/mod.ts";
 import { parseBulkRequest } from "../validation/mod.ts";
-import { HttpError } from "../http/http_error.ts";
-import type { Store } from "../store/store.ts";
+import { HttpError } from "../http/mod.ts";
+import type { Store } from "../store/mod.ts";
 import { transcriptArchive } from "./transcript_archive.ts";
-import type { ZipCompression } from "../zip/zip_stream.ts";
+import type { ZipCompression } from "../zip/mod.ts";
 import type { GrantedContext, Operation } from "./endpoint.ts";
 import type { ExportRefusal, ExportSlots } from "./export_slots.ts";
 

@@ -3,10 +3,10 @@
  *
  * @module
  */
-import { authorize } from "../auth/authenticate.ts";
-import { HttpError } from "../http/http_error.ts";
+import { authorize } from "../auth/mod.ts";
+import { HttpError } from "../http/mod.ts";
 import { parsePathUuid } from "../validation/mod.ts";
-import type { Store } from "../store/store.ts";
+import type { Store } from "../store/mod.ts";
 import type { GrantedContext, Operation } from "./endpoint.ts";
 
 /**

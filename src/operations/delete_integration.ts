@@ -3,9 +3,9 @@
  *
  * @module
  */
-import { allows } from "../auth/authenticate.ts";
-import { HttpError } from "../http/http_error.ts";
-import type { Grant, Store } from "../store/store.ts";
+import { allows } from "../auth/mod.ts";
+import { HttpError } from "../http/mod.ts";
+import type { Grant, Store } from "../store/mod.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import type { GrantedContext, Operation } from "./endpoint.ts";
 

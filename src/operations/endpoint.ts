@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Context } from "../http/context.ts";
-import type { Grant } from "../store/store.ts";
+import type { Context } from "../http/mod.ts";
+import type { Grant } from "../store/mod.ts";
 
 /** The context of a route that needs a token, with the token's grant. */
 export type GrantedContext = Context & { readonly grant: Grant };

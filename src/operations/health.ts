@@ -5,10 +5,10 @@
  *
  * @module
  */
-import { HttpError } from "../http/http_error.ts";
-import type { Context } from "../http/context.ts";
+import { HttpError } from "../http/mod.ts";
+import type { Context } from "../http/mod.ts";
 import type { Operation } from "./endpoint.ts";
-import type { Store, StoreDegraded } from "../store/store.ts";
+import type { Store, StoreDegraded } from "../store/mod.ts";
 
 /**
  * `GET /healthz`: 200 `{"status": "ok"}` whenever the process can answer;

@@ -3,11 +3,11 @@
  *
  * @module
  */
-import { authorize } from "../auth/authenticate.ts";
-import { HttpError } from "../http/http_error.ts";
+import { authorize } from "../auth/mod.ts";
+import { HttpError } from "../http/mod.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import { type TriggerEvent, triggerEvents } from "./trigger_events.ts";
-import type { Flow, Store } from "../store/store.ts";
+import type { Flow, Store } from "../store/mod.ts";
 import type { GrantedContext, Operation } from "./endpoint.ts";
 
 /**

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { TranscriptChunk } from "../store/store.ts";
-import { type ZipCompression, ZipStream } from "../zip/zip_stream.ts";
+import type { TranscriptChunk } from "../store/mod.ts";
+import { type ZipCompression, ZipStream } from "../zip/mod.ts";
 
 /** Options of {@linkcode transcriptArchive}. */
 export interface TranscriptArchiveOptions {

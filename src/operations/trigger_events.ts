@@ -5,7 +5,7 @@
  * @module
  */
 import { nextFireTimes } from "./schedule.ts";
-import type { Store, Trigger } from "../store/store.ts";
+import type { Store, Trigger } from "../store/mod.ts";
 
 /** A sample event: any JSON object. */
 export type TriggerEvent = Record<string, unknown>;

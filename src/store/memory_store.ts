@@ -19,7 +19,7 @@ import type {
   Store,
   TranscriptChunk,
 } from "./store.ts";
-import { hashToken } from "../auth/sha256.ts";
+import { hashToken } from "../auth/mod.ts";
 
 interface StoredCall {
   projectId: string;

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Middleware } from "../http/pipeline.ts";
+import type { Middleware } from "../http/mod.ts";
 import {
   type AbortCause,
   type FinishedRequest,

@@ -24,7 +24,7 @@ import {
   type Tracer,
 } from "@opentelemetry/api";
 import type { AbortCause } from "./finished_request.ts";
-import type { ExportSlots } from "../operations/export_slots.ts";
+import type { ExportSlots } from "../operations/mod.ts";
 
 /** The instrumentation scope of everything the API reports. */
 export const INSTRUMENTATION_SCOPE = "@callflow/api";

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { HttpError } from "../http/http_error.ts";
+import { HttpError } from "../http/mod.ts";
 import {
   decodeJsonBytes,
   isJsonObject,

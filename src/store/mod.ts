@@ -1,0 +1,13 @@
+/**
+ * Where the data lives: the `Store` interface, the in-memory store, the
+ * fixtures format and the demo fixtures.
+ *
+ * The door of `src/store/`: the rest of the project imports this folder
+ * through this module only.
+ *
+ * @module
+ */
+export * from "./demo_fixtures.ts";
+export * from "./fixtures.ts";
+export * from "./memory_store.ts";
+export * from "./store.ts";
