@@ -1,5 +1,5 @@
 /**
- * Our runtime adapters (`server/runtimes/mod.ts`, `server/_adapter/`) against
+ * Our runtime adapters (`server/runtimes/`) against
  * srvx 1.x serving the same Fetch handler, on Node, Deno and Bun (issue 26).
  * Each runtime runs two servers of the API's handler on the API suite's
  * fixtures, without the access log (as `bench/bench_server.ts api`): _ours_,
