@@ -1,0 +1,47 @@
+/**
+ * docs/architecture.md names the project's files and folders: each one it
+ * names, in its tree and in backticks, exists, so that the page a newcomer
+ * reads first does not lead them to a file that moved.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { documentText, fencedBlocks } from "./support/docs.ts";
+
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const DOCUMENT = "docs/architecture.md";
+/** A path in the project: a top-level folder, then names. */
+const PATH =
+  /\b(?:src|server|mock|postgres|test|bench)\/[\w./-]*[\w/]|\bmod\.ts\b/g;
+
+describe(DOCUMENT, () => {
+  const text = documentText(DOCUMENT);
+
+  it("names only paths that exist, in backticks and in prose", () => {
+    const missing = [...new Set(text.match(PATH))]
+      .filter((path) => !existsSync(`${ROOT}${path}`));
+    assert.deepEqual(missing, []);
+  });
+
+  it("lists in its tree every folder and file it names, each existing", () => {
+    const tree = fencedBlocks(text).find((block) => block.lang === "");
+    assert.ok(tree, "the tree of where each concern lives");
+    const lines = text.split("\n").slice(tree.line);
+    const code = lines.slice(0, lines.indexOf("```"));
+    let folder = "";
+    const missing: string[] = [];
+    for (const line of code) {
+      // An entry starts its line, or two spaces in under its folder; the
+      // rest of the line, and the lines indented further, describe it.
+      const entry = /^( {0,2})([\w./]+\/|[\w./]+\.ts)\s/.exec(line + " ");
+      if (entry === null) continue;
+      const path = entry[1] === "" ? entry[2]! : `${folder}${entry[2]}`;
+      if (entry[1] === "" && path.endsWith("/")) folder = path;
+      if (!existsSync(`${ROOT}${path}`)) missing.push(path);
+    }
+    assert.deepEqual(missing, []);
+  });
+});
