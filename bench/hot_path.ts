@@ -14,7 +14,9 @@
  * warm-up, `BENCH_ROUNDS` rounds (default 5) in alternating order; the
  * medians' ratio is printed, with the server's CPU time per request (from
  * `/proc`), which the machine's other load disturbs less than req/s.
- * `BENCH_RUNTIMES=node,deno` picks runtimes.
+ * `BENCH_RUNTIMES=node,deno` picks runtimes. `BENCH_BEFORE=<checkout>` adds
+ * a fifth server, that checkout's `server/main.ts` (an earlier commit, e.g. a
+ * `git worktree`), run in the same rounds: the API before and after a change.
  *
  * @module
  */
@@ -48,6 +50,8 @@ const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
 
 const scripts = mkdtempSync(join(tmpdir(), "wrk-"));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
+/** Another checkout whose API runs beside this one's (see the module doc). */
+const BEFORE = process.env.BENCH_BEFORE;
 const fixturesFile = join(scripts, "fixtures.json");
 writeFileSync(fixturesFile, JSON.stringify(apiFixtures));
 const logLines: string[] = [];
@@ -221,6 +225,11 @@ if (import.meta.main) {
       { PORT: "0", FIXTURES: fixturesFile, LOG_LEVEL: LOG_LEVEL },
       /listening on (http:\/\/\S+)/,
     );
+    const before = BEFORE === undefined ? undefined : await startLoggingServer(
+      [...command, join(BEFORE, "server/main.ts")],
+      { PORT: "0", FIXTURES: fixturesFile, LOG_LEVEL: LOG_LEVEL },
+      /listening on (http:\/\/\S+)/,
+    );
     try {
       for (const [name, target] of Object.entries(TARGETS)) {
         const auth = ["-H", `Authorization: Bearer ${TOKENS.owner}`];
@@ -234,22 +243,21 @@ if (import.meta.main) {
         run(api, "1");
         run(reading, "1");
         run(minimal, "1");
-        const servers = { bare, reading, minimal, api };
+        if (before !== undefined) run(before, "1");
+        const servers = { bare, reading, minimal, api, before };
         type Mode = keyof typeof servers;
-        const rates = { bare: [], reading: [], minimal: [], api: [] } as Record<
-          Mode,
-          number[]
-        >;
-        const cpu = { bare: [], reading: [], minimal: [], api: [] } as Record<
-          Mode,
-          number[]
-        >;
+        const modes = (Object.keys(servers) as Mode[])
+          .filter((mode) => servers[mode] !== undefined);
+        const rates = Object.fromEntries(
+          modes.map((mode) => [mode, []]),
+        ) as unknown as Record<Mode, number[]>;
+        const cpu = Object.fromEntries(
+          modes.map((mode) => [mode, []]),
+        ) as unknown as Record<Mode, number[]>;
         for (let round = 0; round < ROUNDS; round += 1) {
-          const order: Mode[] = round % 2 === 0
-            ? ["bare", "reading", "minimal", "api"]
-            : ["api", "minimal", "reading", "bare"];
+          const order = round % 2 === 0 ? modes : modes.toReversed();
           for (const which of order) {
-            const server = servers[which];
+            const server = servers[which]!;
             const before = cpuSeconds(server.pid);
             const result = run(server, SECONDS);
             rates[which].push(result.rate);
@@ -269,7 +277,13 @@ if (import.meta.main) {
             median(cpu.reading).toFixed(1)
           } | **${
             (median(rates.minimal) / median(rates.bare)).toFixed(2)
-          }x** | ${median(cpu.minimal).toFixed(1)} |`,
+          }x** | ${median(cpu.minimal).toFixed(1)} |${
+            before === undefined
+              ? ""
+              : ` ${median(rates.before).toFixed(0)} | ${
+                median(cpu.before).toFixed(1)
+              } | **${(median(cpu.before) / median(cpu.api)).toFixed(2)}x** |`
+          }`,
         );
         console.error(rows.at(-1));
       }
@@ -278,6 +292,8 @@ if (import.meta.main) {
       reading.stop();
       await minimal.stop();
       await api.stop();
+      await before?.stop();
+      if (before !== undefined) rmSync(before.stdout);
       logLines.push(`${runtime}: ${countLines(api.stdout)} lines in the log`);
       rmSync(api.stdout);
       rmSync(minimal.stdout);
@@ -288,11 +304,17 @@ if (import.meta.main) {
       logLines.join(", ")
     })\n`,
   );
+  const beforeColumns = BEFORE === undefined ? ["", ""] : [
+    " before req/s | before CPU µs/req | before / API CPU |",
+    " --- | --- | --- |",
+  ];
   console.log(
-    "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req | minimal / bare req/s | minimal CPU µs/req |",
+    "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req | minimal / bare req/s | minimal CPU µs/req |" +
+      beforeColumns[0],
   );
   console.log(
-    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" +
+      beforeColumns[1],
   );
   for (const row of rows) console.log(row);
 }
