@@ -6,8 +6,11 @@
  * `zip -q -6 -r` on the same 500 files (unpacked from the server's first
  * archive), in alternating order round by round; the archives' bytes; and the
  * server's peak RSS growth over its idle RSS during single exports and
- * during 8 exports at once. Every archive the server sends in the single
- * rounds passes `unzip -t`.
+ * during 8 exports at once. From PostgreSQL, also the CPU seconds of the
+ * Postgres backends serving the export (`/proc/<pid>/stat` of the bench
+ * database's backends in `pg_stat_activity`, so the server must run on this
+ * machine). Every archive the server sends in the single rounds passes
+ * `unzip -t`.
  *
  * Run: `node bench/export_vs_zip.ts` (needs curl, zip and unzip; with
  * `DATABASE_URL`, PostgreSQL too). `BENCH_MESSAGES` (default 200) sets the
@@ -27,6 +30,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import type { Sql } from "postgres";
 import { connectPostgres, migrate, PostgresStore } from "../postgres/mod.ts";
 import {
   createTestDatabase,
@@ -65,6 +69,8 @@ interface Timing {
   wall: number;
   /** CPU seconds: the command's own, or the server's while it ran. */
   cpu: number;
+  /** CPU seconds of the Postgres backends meanwhile (0 from memory). */
+  pg?: number;
 }
 
 /** Runs a command to its end: its wall time and its own CPU seconds. */
@@ -110,18 +116,40 @@ function curlExport(url: string, output: string): Promise<Timing> {
   ]);
 }
 
-/** Exports with curl: wall time, and the server's CPU seconds meanwhile. */
+/** CPU seconds so far of each backend on the bench database, by pid. */
+async function backendCpu(): Promise<Map<number, number>> {
+  if (db === undefined || admin === undefined) return new Map();
+  const name = new URL(db.url).pathname.slice(1);
+  const rows = await admin<{ pid: number }[]>`
+    SELECT pid FROM pg_stat_activity WHERE datname = ${name}`;
+  const seconds = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      seconds.set(pid, cpuSeconds(pid));
+    } catch { /* ended meanwhile */ }
+  }
+  return seconds;
+}
+
+/**
+ * Exports with curl: wall time, and the server's and the Postgres backends'
+ * CPU seconds meanwhile.
+ */
 async function timedExports(
   server: { url: string; pid: number },
   outputs: string[],
 ): Promise<Timing> {
+  const pgBefore = await backendCpu();
   const cpu = cpuSeconds(server.pid);
   const started = performance.now();
   await Promise.all(outputs.map((output) => curlExport(server.url, output)));
-  return {
-    wall: (performance.now() - started) / 1000,
-    cpu: cpuSeconds(server.pid) - cpu,
-  };
+  const wall = (performance.now() - started) / 1000;
+  const serverCpu = cpuSeconds(server.pid) - cpu;
+  let pg = 0;
+  for (const [pid, seconds] of await backendCpu()) {
+    pg += seconds - (pgBefore.get(pid) ?? 0);
+  }
+  return { wall, cpu: serverCpu, pg };
 }
 
 async function seedPostgres(): Promise<TestDatabase> {
@@ -153,6 +181,8 @@ const files = join(work, "files");
 const infoZip = join(work, "info.zip");
 const rows: Row[] = [];
 let db: TestDatabase | undefined;
+/** A connection to the server's `postgres` database, for pg_stat_activity. */
+let admin: Sql | undefined;
 
 async function measure(
   runtime: string,
@@ -201,6 +231,7 @@ async function measure(
     const medianOf = (timings: Timing[]) => ({
       wall: median(timings.map((t) => t.wall)),
       cpu: median(timings.map((t) => t.cpu)),
+      pg: median(timings.map((t) => t.pg ?? 0)),
     });
     return {
       runtime,
@@ -212,7 +243,11 @@ async function measure(
       zipBytes: statSync(infoZip).size,
       rssOne,
       rssMany: peak - idle,
-      many: { wall: many.wall / AT_ONCE, cpu: many.cpu / AT_ONCE },
+      many: {
+        wall: many.wall / AT_ONCE,
+        cpu: many.cpu / AT_ONCE,
+        pg: (many.pg ?? 0) / AT_ONCE,
+      },
     };
   } finally {
     clearInterval(sampler);
@@ -222,7 +257,10 @@ async function measure(
 
 try {
   for (const store of stores) {
-    if (store === "postgres") db = await seedPostgres();
+    if (store === "postgres") {
+      db = await seedPostgres();
+      admin = connectPostgres(process.env.DATABASE_URL!, { max: 1 });
+    }
     for (const runtime of runtimes) {
       for (const compression of compressions) {
         rows.push(await measure(runtime, store, compression));
@@ -231,6 +269,7 @@ try {
     }
   }
 } finally {
+  await admin?.end();
   await db?.drop();
   rmSync(work, { recursive: true, force: true });
 }
@@ -242,9 +281,11 @@ console.log(
     `(wall) and the server's CPU seconds meanwhile; zip = \`zip -q -6 -r\`.\n`,
 );
 console.log(
-  "| runtime | store | deflate | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s per export |",
+  "| runtime | store | deflate | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | Postgres CPU s | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s / Postgres CPU s per export |",
 );
-console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+console.log(
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+);
 for (const row of rows) {
   console.log(
     `| ${row.runtime} | ${row.store} | ${row.compression} | ${
@@ -252,10 +293,12 @@ for (const row of rows) {
     } / ${row.zip.cpu.toFixed(2)} | ${row.api.wall.toFixed(2)} / ${
       row.api.cpu.toFixed(2)
     } | ${x(row.api.wall / row.zip.wall)} | ${x(row.api.cpu / row.zip.cpu)} | ${
-      (row.apiBytes / row.zipBytes).toFixed(3)
-    }x | ${row.rssOne.toFixed(0)} / ${row.rssMany.toFixed(0)} | ${
-      row.many.wall.toFixed(2)
-    } / ${row.many.cpu.toFixed(2)} |`,
+      (row.api.pg ?? 0).toFixed(2)
+    } | ${(row.apiBytes / row.zipBytes).toFixed(3)}x | ${
+      row.rssOne.toFixed(0)
+    } / ${row.rssMany.toFixed(0)} | ${row.many.wall.toFixed(2)} / ${
+      row.many.cpu.toFixed(2)
+    } / ${(row.many.pg ?? 0).toFixed(2)} |`,
   );
 }
 const postgresRows = rows.filter((row) => row.store === "postgres");

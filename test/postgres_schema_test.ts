@@ -208,6 +208,21 @@ describe("Postgres storage", () => {
     );
   });
 
+  it("refuses a message holding a raw record separator, the export's joint", async () => {
+    const { close } = await harness.freshStore(fixtures);
+    await close();
+    // The export joins a call's messages with U+001E and splits them again:
+    // json must refuse the character raw, in a string or between tokens.
+    for (const body of ['{"text": "a\u001eb"}', '{"a": 1}\u001e']) {
+      await assert.rejects(
+        harness.sql`
+          INSERT INTO call_messages (call_id, position, body)
+          VALUES (${CALL}, 99, ${body}::text::json)`,
+        { code: "22P02" },
+      );
+    }
+  });
+
   it("deletes an HTTP integration's tools in cascade, and only those", async () => {
     const { store, close } = await harness.freshStore(fixtures);
     try {
