@@ -1,7 +1,7 @@
 /**
  * Where the export's CPU goes, in process, without HTTP: the bench data's 500
  * calls exported through the handler (as the API's servers deflate, see
- * `server/_export_compression.ts`) and read to the end, with parts removed
+ * `server/gzip_pool/mod.ts`) and read to the end, with parts removed
  * one at a time:
  *
  * - `export`: the whole export;
@@ -31,7 +31,7 @@ import { MemoryStore } from "../src/store/memory_store.ts";
 import type { Store } from "../src/store/store.ts";
 import type { GzipPair } from "../src/zip/zip_stream.ts";
 import { connectPostgres, migrate, PostgresStore } from "../postgres/mod.ts";
-import { exportCompression } from "../server/_export_compression.ts";
+import { exportCompression } from "../server/gzip_pool/mod.ts";
 import { bulkExportRequest } from "../test/support/many_calls.ts";
 import { createTestDatabase } from "../test/support/postgres.ts";
 import { benchData } from "./export_data.ts";
