@@ -14,6 +14,13 @@
  * request and PostgreSQL's (its backends serving the database, from
  * `/proc/<pid>/stat`), and the API's req/s as a ratio to the peer's.
  *
+ * Beside them, `memory`: the same `server/main.ts` on the memory store,
+ * seeded with the same fixtures: the API with a database that costs nothing,
+ * the ceiling of any change to the Postgres path. `BENCH_BASELINE=<another
+ * checkout>` adds that checkout's `server/main.ts` on the database, `before`,
+ * in the same rounds: a change against the code it replaces.
+ * `BENCH_TARGETS=messages` runs only the requests named.
+ *
  * Run: `DATABASE_URL=postgres://postgres@127.0.0.1:5432/postgres node
  * bench/postgres_api.ts` (needs `wrk` and a role that may create databases;
  * the database it makes is dropped at the end).
@@ -43,6 +50,7 @@ import {
 
 const SECONDS = process.env.BENCH_SECONDS ?? "3";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+const BASELINE = process.env.BENCH_BASELINE;
 const SERVER_URL = process.env.DATABASE_URL;
 if (!SERVER_URL) throw new Error("Cannot run: DATABASE_URL is not set");
 
@@ -61,6 +69,10 @@ const TARGETS = {
     script: luaScript("get", "GET"),
   },
 };
+
+/** `BENCH_TARGETS=messages,...` picks requests; default all, in order. */
+const ONLY = (process.env.BENCH_TARGETS?.split(",") ??
+  Object.keys(TARGETS)) as (keyof typeof TARGETS)[];
 
 /** One wrk run with its latency percentiles, in milliseconds. */
 function wrkLatency(url: string, lua: string, seconds: string) {
@@ -130,29 +142,36 @@ const api = await startLoggingServer(
   env,
   /listening on (http:\/\/\S+)/,
 );
+const before = BASELINE === undefined ? undefined : await startLoggingServer(
+  [...node, join(BASELINE, "server/main.ts")],
+  env,
+  /listening on (http:\/\/\S+)/,
+);
+// An empty DATABASE_URL is none (this process's own is inherited otherwise).
+const memory = await startLoggingServer(
+  [...node, "server/main.ts"],
+  { ...env, DATABASE_URL: "", FIXTURES: fixtures },
+  /listening on (http:\/\/\S+)/,
+);
 const peer = await startServer([...node, "bench/postgres_peer.ts"], env);
+const servers = { api, ...(before && { before }), memory, peer };
+type Which = keyof typeof servers;
+const names = Object.keys(servers) as Which[];
 const rows: string[] = [];
 try {
-  for (const [target, { path, script: lua }] of Object.entries(TARGETS)) {
-    const servers = { api, peer };
-    type Which = keyof typeof servers;
-    const runs: Record<Which, ReturnType<typeof wrkLatency>[]> = {
-      api: [],
-      peer: [],
-    };
-    const cpu: Record<Which, { server: number[]; postgres: number[] }> = {
-      api: { server: [], postgres: [] },
-      peer: { server: [], postgres: [] },
-    };
-    for (const server of Object.values(servers)) {
-      wrkLatency(`${server.url}${path}`, lua, "1");
+  for (const target of ONLY) {
+    const { path, script: lua } = TARGETS[target];
+    const runs = {} as Record<Which, ReturnType<typeof wrkLatency>[]>;
+    const cpu = {} as Record<Which, { server: number[]; postgres: number[] }>;
+    for (const which of names) {
+      runs[which] = [];
+      cpu[which] = { server: [], postgres: [] };
+      wrkLatency(`${servers[which]!.url}${path}`, lua, "1");
     }
     for (let round = 0; round < ROUNDS; round += 1) {
-      const order: Which[] = round % 2 === 0
-        ? ["api", "peer"]
-        : ["peer", "api"];
+      const order = round % 2 === 0 ? names : names.toReversed();
       for (const which of order) {
-        const server = servers[which];
+        const server = servers[which]!;
         const [serverBefore, postgresBefore] = [
           cpuSeconds(server.pid),
           await postgresCpu(),
@@ -176,17 +195,19 @@ try {
         median(cpu[which].postgres).toFixed(1)
       } |`;
     };
-    const ratio = median(runs.api.map((run) => run.rate)) /
-      median(runs.peer.map((run) => run.rate));
+    const ratio = (which: Which) =>
+      `| ${target} | ${which} / peer | ${
+        (median(runs[which].map((run) => run.rate)) /
+          median(runs.peer.map((run) => run.rate))).toFixed(2)
+      }x | | | | |`;
     rows.push(
-      row("api"),
-      row("peer"),
-      `| ${target} | api / peer | ${ratio.toFixed(2)}x | | | | |`,
+      ...names.map(row),
+      ...names.filter((which) => which !== "peer").map(ratio),
     );
   }
 } finally {
   peer.stop();
-  await api.stop();
+  await Promise.all([api.stop(), before?.stop(), memory.stop()]);
   await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   await admin.end();
   rmSync(work, { recursive: true, force: true });

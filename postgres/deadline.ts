@@ -60,12 +60,18 @@ export function withDeadline<T>(
   ms: number,
   onTimeout: () => void = () => {},
 ): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
+  // One promise and one timer: this wraps every query the store sends.
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => {
       onTimeout();
       reject(new PostgresTimeoutError(ms));
     }, ms);
+    work.then((value) => {
+      clearTimeout(timer);
+      resolve(value);
+    }, (error: unknown) => {
+      clearTimeout(timer);
+      reject(error);
+    });
   });
-  return Promise.race([work, expired]).finally(() => clearTimeout(timer));
 }

@@ -23,7 +23,11 @@ import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
 import { ReadRouting, type ReadRoutingOptions } from "./read_routing.ts";
 import { RenewablePool } from "./renewable_pool.ts";
 import { stuckPoolOf } from "./stuck_pools.ts";
-import { isNeverSent, retryLostConnection } from "./retry.ts";
+import {
+  isNeverSent,
+  retryLostConnection,
+  type RetryOptions,
+} from "./retry.ts";
 import { seedFixtures } from "./seed_fixtures.ts";
 import type { SessionSettings } from "./session_settings.ts";
 
@@ -120,7 +124,9 @@ export class PostgresStore implements Store {
   readonly #options: PostgresStoreOptions;
   readonly #exportBatchSize: number;
   readonly #timeout: number;
-  readonly #retryWithin: number;
+  /** How reads are retried, and writes (only when never sent). */
+  readonly #readRetry: RetryOptions;
+  readonly #writeRetry: RetryOptions;
   readonly #grants: GrantCache;
 
   /**
@@ -150,7 +156,12 @@ export class PostgresStore implements Store {
     this.#options = options;
     this.#exportBatchSize = options.exportBatchSize ?? 1000;
     this.#timeout = options.timeout ?? 10_000;
-    this.#retryWithin = options.retryWithin ?? 10_000;
+    this.#readRetry = {
+      within: options.retryWithin ?? 10_000,
+      onError: (error) => this.#renewFor(error),
+      onRetry: (error) => this.#renewBeforeRetry(error),
+    };
+    this.#writeRetry = { ...this.#readRetry, retryOn: isNeverSent };
     this.#grants = new GrantCache({ ttl: options.grantCacheMs ?? 1000 });
   }
 
@@ -319,7 +330,7 @@ export class PostgresStore implements Store {
     // finds nothing: exactly one of them gets true.
     // Sent again only if its connection never opened: a delete cut off
     // midway may have committed, and a second one would answer 404.
-    const deleted = await this.#retry(
+    const deleted = await retryLostConnection(
       () =>
         this.#ask(
           { operation: "DELETE", table: "integrations" },
@@ -328,7 +339,7 @@ export class PostgresStore implements Store {
             WHERE project_id = ${projectId}
               AND integration_id = ${integrationId}`,
         ),
-      isNeverSent,
+      this.#writeRetry,
     );
     return deleted.count === 1;
   }
@@ -394,40 +405,30 @@ export class PostgresStore implements Store {
     query: (sql: Sql) => PendingQuery<T>,
     parent: Context = context.active(),
   ): Promise<RowList<T>> {
-    return this.#retry(() =>
-      this.#reads.read((sql) => this.#ask(name, query(sql), parent, sql))
+    return retryLostConnection(
+      () => this.#reads.read((sql) => this.#ask(name, query(sql), parent, sql)),
+      this.#readRetry,
     );
   }
 
   /**
-   * Runs `attempt`, again while its connection is lost (see `#read`). A
-   * connection that fell silent (`ETIMEDOUT`, see `watchedSockets`) says its
-   * server is gone, and the pool's other connections to it with it: the pool
-   * is replaced, so that no later statement waits on one of them; so is a
-   * pool with a stuck connection (see `stuckPoolOf`), at once.
+   * After any failed attempt: a connection that fell silent (`ETIMEDOUT`,
+   * see `watchedSockets`) says its server is gone, and the pool's other
+   * connections to it with it: the pool is replaced, so that no later
+   * statement waits on one of them; so is a pool with a stuck connection
+   * (see `stuckPoolOf`), at once.
    */
-  #retry<T>(
-    attempt: () => Promise<T>,
-    retryOn?: (error: unknown) => boolean,
-  ): Promise<T> {
-    const renewing = () =>
-      attempt().catch((error: unknown) => {
-        const stuck = stuckPoolOf(error);
-        if (stuck !== undefined) this.#pool.renewIfCurrent(stuck);
-        if ((error as { code?: unknown }).code === "ETIMEDOUT") {
-          this.#pool.renew();
-        }
-        throw error;
-      });
-    if (this.#retryWithin <= 0) return renewing();
-    return retryLostConnection(renewing, {
-      within: this.#retryWithin,
-      ...(retryOn && { retryOn }),
-      onRetry: (error) => {
-        const code = (error as { code?: unknown }).code;
-        if (code === "CONNECT_TIMEOUT") this.#pool.renew();
-      },
-    });
+  #renewFor(error: unknown): void {
+    const stuck = stuckPoolOf(error);
+    if (stuck !== undefined) this.#pool.renewIfCurrent(stuck);
+    if ((error as { code?: unknown }).code === "ETIMEDOUT") this.#pool.renew();
+  }
+
+  /** A connect that timed out is retried on a fresh pool. */
+  #renewBeforeRetry(error: unknown): void {
+    if ((error as { code?: unknown }).code === "CONNECT_TIMEOUT") {
+      this.#pool.renew();
+    }
   }
 
   /**
@@ -436,19 +437,16 @@ export class PostgresStore implements Store {
    * counted and traced as `name` (see `QueryTelemetry`) on the pool `sql`
    * it was built on, under `parent`.
    */
-  async #ask<T extends readonly MaybeRow[]>(
+  #ask<T extends readonly MaybeRow[]>(
     name: QueryName,
     query: PendingQuery<T>,
     parent: Context = context.active(),
     sql: Sql = this.#sql,
   ): Promise<RowList<T>> {
-    const ask = () => withDeadline(query, this.#timeout);
-    const telemetry = this.#telemetry.get(sql);
-    return denseRows(
-      await (telemetry === undefined
-        ? ask()
-        : telemetry.run(name, ask, parent)),
-    );
+    const telemetry = this.#telemetry.get(sql)!;
+    return telemetry
+      .run(name, () => withDeadline(query, this.#timeout), parent)
+      .then(denseRows);
   }
 }
 

@@ -122,18 +122,25 @@ export class QueryTelemetry {
    * @param parent The context to nest under. Default: the active one.
    * @returns What `query` resolves.
    */
-  async run<T>(
+  run<T>(
     name: QueryName,
     query: () => Promise<T>,
     parent: Context = context.active(),
   ): Promise<T> {
     this.#inFlight += 1;
+    let running: Promise<T>;
     try {
-      if (trace.getSpan(parent) === undefined) return await query();
-      return await this.#traced(name, query, parent);
-    } finally {
+      running = trace.getSpan(parent) === undefined
+        ? query()
+        : this.#traced(name, query, parent);
+    } catch (error) {
       this.#inFlight -= 1;
+      return Promise.reject(error);
     }
+    // Counted down beside the caller's chain, not in it: an untraced query
+    // (no SDK, or no request span) costs no promise of its own here.
+    running.then(this.#settled, this.#settled);
+    return running;
   }
 
   /** Unregisters the connection gauges (the store is closing). */
@@ -176,6 +183,10 @@ export class QueryTelemetry {
       span.end();
     }
   }
+
+  #settled = (): void => {
+    this.#inFlight -= 1;
+  };
 
   #observeUsed = (result: ObservableResult): void => {
     result.observe(this.connections().used, this.#attributes("used"));

@@ -114,13 +114,29 @@ export class ReadRouting {
    * @param read Runs the read on the pool it is given.
    * @returns What `read` resolves to.
    */
-  async read<T>(read: (sql: Sql) => Promise<T>): Promise<T> {
+  read<T>(read: (sql: Sql) => Promise<T>): Promise<T> {
     const replica = this.#replica;
-    if (replica === undefined) return await read(this.#primary);
+    if (replica === undefined) return this.#onPrimary(read);
     if (this.#degraded !== undefined) {
       this.#probeWhenDue();
-      return await read(this.#primary);
+      return this.#onPrimary(read);
     }
+    return this.#onReplica(read, replica);
+  }
+
+  /** `read` on the primary, a synchronous throw as a rejection. */
+  #onPrimary<T>(read: (sql: Sql) => Promise<T>): Promise<T> {
+    try {
+      return read(this.#primary);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  async #onReplica<T>(
+    read: (sql: Sql) => Promise<T>,
+    replica: Sql,
+  ): Promise<T> {
     try {
       return await read(replica);
     } catch (error) {

@@ -23,6 +23,11 @@ export interface RetryOptions {
   retryOn?: (error: unknown) => boolean;
   /** Called with each lost-connection error that is retried. */
   onRetry?: (error: unknown) => void;
+  /**
+   * Called with every error an attempt fails with, retried or not, before
+   * it is judged: for what any failure must trigger (replacing a pool).
+   */
+  onError?: (error: unknown) => void;
 }
 
 /**
@@ -123,7 +128,7 @@ export function isNeverSent(error: unknown): boolean {
  * repeat: a read, or a statement that did not run.
  *
  * @param attempt Starts one attempt; called again for each retry.
- * @param options The bound on retrying, and a hook to count retries.
+ * @param options The bound on retrying, and hooks on failures and retries.
  * @returns What the first successful attempt resolves to.
  * @throws what the last attempt threw, when it is not a lost connection or
  *   the bound has passed.
@@ -143,29 +148,54 @@ export function isNeverSent(error: unknown): boolean {
  * assert.equal(attempts, 2);
  * ```
  */
-export async function retryLostConnection<T>(
+export function retryLostConnection<T>(
   attempt: () => Promise<T>,
   options: RetryOptions = {},
+): Promise<T> {
+  // The first attempt costs one promise: the retry loop is entered only
+  // once it fails (a query answered is the case to keep cheap).
+  return start(attempt).catch((error: unknown) =>
+    retryAfter(error, attempt, options)
+  );
+}
+
+/** Runs `attempt`, a synchronous throw as a rejection. */
+function start<T>(attempt: () => Promise<T>): Promise<T> {
+  try {
+    return attempt();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/** The retries after the first attempt failed with `first`. */
+async function retryAfter<T>(
+  first: unknown,
+  attempt: () => Promise<T>,
+  options: RetryOptions,
 ): Promise<T> {
   const within = options.within ?? 10_000;
   const retryOn = options.retryOn ?? isLostConnection;
   let deadline: number | undefined;
+  let error = first;
   for (let retries = 0;; retries++) {
+    options.onError?.(error);
+    if (!retryOn(error)) throw error;
+    deadline ??= performance.now() + within;
+    const left = deadline - performance.now();
+    if (left <= 0) throw error;
+    options.onRetry?.(error);
+    // A server that ended the session is up: at once again (the pool
+    // reconnects). One that could not be reached is asked again 100, 200,
+    // ... up to 1000 ms apart, not in a tight loop, and never later than
+    // the deadline: the last attempt starts within the window.
+    if (retries > 0 && isNeverSent(error)) {
+      await sleep(Math.min(100 * retries, 1000, left));
+    }
     try {
       return await attempt();
-    } catch (error) {
-      if (!retryOn(error)) throw error;
-      deadline ??= performance.now() + within;
-      const left = deadline - performance.now();
-      if (left <= 0) throw error;
-      options.onRetry?.(error);
-      // A server that ended the session is up: at once again (the pool
-      // reconnects). One that could not be reached is asked again 100, 200,
-      // ... up to 1000 ms apart, not in a tight loop, and never later than
-      // the deadline: the last attempt starts within the window.
-      if (retries > 0 && isNeverSent(error)) {
-        await sleep(Math.min(100 * retries, 1000, left));
-      }
+    } catch (failed) {
+      error = failed;
     }
   }
 }

@@ -80,6 +80,29 @@ describe("Retrying work whose connection was lost", () => {
     }
   });
 
+  it("hands every failure to onError, the retried ones and the last", async () => {
+    const codes = ["57P01", "ECONNRESET", "42P01"];
+    let attempts = 0;
+    const seen: string[] = [];
+    await assert.rejects(
+      retryLostConnection(() => Promise.reject(lost(codes[attempts++]!)), {
+        onError: (error) => seen.push((error as { code: string }).code),
+      }),
+      /42P01/,
+    );
+    assert.deepEqual(seen, codes);
+    // With no window, the one failure still reaches it, and nothing is retried.
+    seen.length = 0;
+    await assert.rejects(
+      retryLostConnection(() => Promise.reject(lost("57P01")), {
+        within: 0,
+        onError: (error) => seen.push((error as { code: string }).code),
+      }),
+      /57P01/,
+    );
+    assert.deepEqual(seen, ["57P01"]);
+  });
+
   it("tells lost connections from refused statements and ended pools", () => {
     for (
       const code of [
