@@ -186,14 +186,37 @@ export interface HandlerOptions {
  * Creates the API's handler over a store. It uses Web APIs only, so it runs
  * under Deno, Bun, Node, Deno Deploy, a Service Worker or MSW alike.
  *
+ * The handler runs each request through one list of steps (see
+ * docs/architecture.md): observing it for the access log and telemetry (when
+ * asked for), `options.middleware`, `HEAD`, routing, authentication, then the
+ * route's operation, on one {@linkcode Context} per request.
+ *
  * Every response carries `X-Request-Id` (the client's, when it sent a plain
  * one) and `X-Content-Type-Options: nosniff`; those of routes that need a
- * token also `Cache-Control: no-store`. Errors are ErrorResponseSchema bodies, request validation errors
- * HTTPValidationError bodies; anything unexpected becomes a generic 500 whose
- * detail goes to `logError` only.
+ * token also `Cache-Control: no-store`. Errors are ErrorResponseSchema
+ * bodies, request validation errors HTTPValidationError bodies; anything
+ * unexpected becomes a generic 500 whose detail goes to `logError` only.
  *
  * @param options The store, and optionally a clock and an error logger.
  * @returns The handler.
+ *
+ * @example A step of your own, run before routing
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { createHandler, MemoryStore, type Middleware } from "../mod.ts";
+ *
+ * const poweredBy: Middleware = async (context, next) => {
+ *   context.headers = { ...context.headers, "x-powered-by": "callflow" };
+ *   return await next();
+ * };
+ * const handler = createHandler({
+ *   store: new MemoryStore(),
+ *   middleware: [poweredBy],
+ * });
+ * const response = await handler(new Request("http://api.test/healthz"));
+ * assert.equal(response.headers.get("x-powered-by"), "callflow");
+ * assert.deepEqual(await response.json(), { status: "ok" });
+ * ```
  *
  * @example Serving from memory under Deno
  * ```ts ignore

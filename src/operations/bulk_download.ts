@@ -52,9 +52,8 @@ export interface BulkDownloadSettings {
  * of them, it answers 503 `TOO_MANY_EXPORTS` with `Retry-After`; a slot is
  * held until the ZIP ends, fails, is cancelled, or its client has read
  * nothing for `stallTimeoutMs` or read more slowly than `minBytesPerSecond`
- * (then the transfer is cut). The response is
- * marked as streamed (`watchedBodyOf` in `responses.ts`), with the watch on
- * its body that gives the slot back.
+ * (then the transfer is cut). The response is built by `context.stream`,
+ * so the context knows the watch on its body, which gives the slot back.
  *
  * @param settings The store, the clock and the export's bounds.
  * @returns The operation.
