@@ -10,6 +10,7 @@
 import { createAccessLog } from "../src/telemetry/mod.ts";
 import { FailedAuthLimiter } from "../src/auth/mod.ts";
 import { bunExportTimeouts } from "./runtimes/bun.ts";
+import { nodeBodyFraming } from "./runtimes/node_body_framing.ts";
 import { clientAddressOf } from "./runtimes/client_address.ts";
 import { runtimeName } from "./runtimes/mod.ts";
 import { demoFixtures } from "../src/store/mod.ts";
@@ -44,6 +45,13 @@ export interface ServerApp {
   /** Writes the access log's last lines, closes the store, flushes telemetry. */
   close(): Promise<void>;
 }
+
+/** The steps each runtime's server adds to the pipeline. */
+const RUNTIME_STEPS = {
+  node: [nodeBodyFraming],
+  deno: [],
+  bun: [bunExportTimeouts],
+} as const;
 
 /**
  * Opens and seeds the store and creates the handler.
@@ -108,7 +116,7 @@ export async function openServerApp(
     }),
     shutdownSignal: shutdown.signal,
     exportCompression: compression.compression,
-    middleware: runtimeName() === "bun" ? [bunExportTimeouts] : [],
+    middleware: RUNTIME_STEPS[runtimeName()],
     ...(settings.logLevel === "off" ? {} : {
       onRequestFinished: createAccessLog({
         level: settings.logLevel,

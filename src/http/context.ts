@@ -83,6 +83,15 @@ export class Context<Vars extends object = Record<never, never>> {
   endpoint: Endpoint | undefined;
   /** What the request's token grants. Set by the authentication step. */
   grant: Grant | undefined;
+  /**
+   * Whether the server that received the request knows it came without a
+   * body (over HTTP/1.1: neither `Content-Length` nor `Transfer-Encoding`,
+   * RFC 9112, 6.3), so that the routing step need not look for one: on
+   * @hono/node-server, touching `request.body` builds a whole web `Request`.
+   * Set by a runtime's step (`nodeBodyFraming` in `server/runtimes/node.ts`);
+   * default `false`: the body is looked at.
+   */
+  bodyless = false;
   /** What a layer's own steps note (see the class's `Vars`). */
   readonly vars: Partial<Vars> = {};
   #errorCode: string | undefined;

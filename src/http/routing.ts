@@ -17,7 +17,8 @@ import type { Endpoint } from "../operations/mod.ts";
  * What a token gives access to, refusals included, is never stored: the
  * answers of a route that needs one, and a 405 on its path, carry
  * `Cache-Control: no-store`. A body over the route's `bodyLimit` is refused
- * with 413 before anything else reads it.
+ * with 413 before anything else reads it (unless `context.bodyless` says
+ * there is none).
  *
  * @param router The routes.
  * @param bodyTimeoutMs How long a body the route does not take may take to
@@ -71,7 +72,9 @@ export function routeRequests(
     if (target.authenticated) {
       context.headers = { ...PRIVATE_HEADERS, ...context.headers };
     }
-    await refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs);
+    if (!context.bodyless) {
+      await refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs);
+    }
     return next();
   };
 }
