@@ -32,7 +32,7 @@ export interface PrometheusSample {
 }
 
 /**
- * A port of 127.0.0.1 free now, from `from` up: for the programs that cannot
+ * A port of 127.0.0.1 free now, between `from` and `to`: for the programs that cannot
  * be told port 0 and report the one they got (Prometheus, the Prometheus
  * exporter, whose port 0 means its default).
  */
@@ -40,7 +40,12 @@ export async function freePortInRange(
   from: number,
   to = from + 99,
 ): Promise<number> {
-  for (let port = from; port <= to; port++) {
+  // From a random place in the range: two suites on one machine (CI beside
+  // a developer's run) would otherwise both pick its first free port.
+  const span = to - from + 1;
+  const start = Math.floor(Math.random() * span);
+  for (let i = 0; i < span; i++) {
+    const port = from + (start + i) % span;
     const free = await new Promise<boolean>((resolve) => {
       const server = createServer();
       server.once("error", () => resolve(false));
