@@ -71,8 +71,9 @@ export class Context<Vars extends object = Record<never, never>> {
   readonly startedAt: number;
   /**
    * The headers every answer is built with: `X-Request-Id` and
-   * `X-Content-Type-Options: nosniff` from the start;
-   * steps add theirs (hardening headers, CORS) before the answer is built.
+   * `X-Content-Type-Options: nosniff` from the start; steps add theirs
+   * (`Cache-Control: no-store` on a token's routes, CORS) before the answer
+   * is built.
    * Built into each response rather than set on it afterwards, which on
    * @hono/node-server would take the response off its fast path.
    */
@@ -88,7 +89,7 @@ export class Context<Vars extends object = Record<never, never>> {
    * body (over HTTP/1.1: neither `Content-Length` nor `Transfer-Encoding`,
    * RFC 9112, 6.3), so that the routing step need not look for one: on
    * @hono/node-server, touching `request.body` builds a whole web `Request`.
-   * Set by a runtime's step (`nodeBodyFraming` in `server/runtimes/node.ts`);
+   * Set by a runtime's step (`server/runtimes/node_body_framing.ts`);
    * default `false`: the body is looked at.
    */
   bodyless = false;
