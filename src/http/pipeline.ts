@@ -79,6 +79,7 @@ export function compose<Vars extends object>(
 ): (context: Context<Vars>) => Promise<Response> {
   return (context) => {
     let called = -1;
+    const render = (error: unknown) => onError(context, error);
     const dispatch = (index: number): Promise<Response> => {
       if (index <= called) {
         return Promise.reject(new Error("next() called more than once"));
@@ -90,7 +91,6 @@ export function compose<Vars extends object>(
           new Error("The pipeline's last step called next()"),
         );
       }
-      const render = (error: unknown) => onError(context, error);
       try {
         return step(context, () => dispatch(index + 1)).catch(render);
       } catch (error) {

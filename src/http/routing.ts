@@ -50,7 +50,7 @@ export function routeRequests(
   router: Router<Endpoint>,
   bodyTimeoutMs: number,
 ): Middleware {
-  return async (context, next) => {
+  return (context, next) => {
     const { request, pathname } = context;
     let match;
     try {
@@ -72,9 +72,9 @@ export function routeRequests(
     if (target.authenticated) {
       context.headers = { ...PRIVATE_HEADERS, ...context.headers };
     }
-    if (!context.bodyless) {
-      await refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs);
-    }
-    return next();
+    return context.bodyless
+      ? next()
+      : refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs)
+        .then(next);
   };
 }
