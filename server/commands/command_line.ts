@@ -68,7 +68,7 @@ export const USAGE_EXIT_CODE = 2;
  *
  * assert.match(packageVersion(), /^\d+\.\d+\.\d+/);
  * assert.equal(
- *   packageVersion("https://jsr.io/@callflow/api/1.2.3/server/_command_line.ts"),
+ *   packageVersion("https://jsr.io/@callflow/api/1.2.3/server/commands/command_line.ts"),
  *   "1.2.3",
  * );
  * assert.equal(packageVersion("https://example.com/server/cli.ts"), "unknown");
@@ -78,7 +78,9 @@ export function packageVersion(moduleUrl: string = import.meta.url): string {
   const published = JSR_MODULE.exec(moduleUrl);
   if (published !== null) return published[1]!;
   if (!moduleUrl.startsWith("file:")) return "unknown";
-  for (const path of ["../../package.json", "../../package.json"]) {
+  // From the sources (server/commands/) or from the build
+  // (dist/server/commands/).
+  for (const path of ["../../package.json", "../../../package.json"]) {
     try {
       const manifest = JSON.parse(
         readFileSync(new URL(path, moduleUrl), "utf8"),
