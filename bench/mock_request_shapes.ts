@@ -29,6 +29,7 @@
  * of `BENCH_SECONDS` (default 3) per shape and server, the servers' order
  * rotated from round to round; medians of req/s, p50, p99 (wrk `--latency`)
  * and the server's CPU µs per request (`/proc/<pid>/stat`).
+ * `BENCH_SHAPES=no-length,length-0` picks shapes.
  *
  * @module
  */
@@ -64,8 +65,11 @@ const SHAPES: Record<string, string> = {
   "json-body": 'wrk.method = "POST"\nwrk.body = "{}"\n' +
     'wrk.headers["Content-Type"] = "application/json"\n',
 };
+const picked = process.env.BENCH_SHAPES?.split(",") ?? Object.keys(SHAPES);
 const scripts = Object.fromEntries(
-  Object.entries(SHAPES).map(([shape, lua]) => {
+  picked.map((shape) => {
+    const lua = SHAPES[shape];
+    if (lua === undefined) throw new Error(`No shape ${shape}`);
     const path = join(work, `${shape}.lua`);
     writeFileSync(path, lua);
     return [shape, path];
