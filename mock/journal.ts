@@ -136,7 +136,7 @@ export class RequestJournal {
     const { url } = request;
     const query = url.indexOf("?");
     const fragment = url.indexOf("#");
-    const read = mayHaveBody(request) && request.body !== null;
+    const read = mayHaveBody(context) && request.body !== null;
     const { body, truncated } = read ? await this.#readBody(request) : NO_BODY;
     return {
       time: isoTimeNow(),
@@ -209,14 +209,16 @@ const NO_BODY = { body: null, truncated: false } as const;
 
 /**
  * Whether a request may carry a body, told without touching it: a GET or HEAD
- * cannot, and `Content-Length: 0` (what fetch, curl and browsers send for a
- * POST without a body) says there is none. On @hono/node-server, reading
- * `request.body` builds a full Request with streams over the socket.
+ * cannot, `Content-Length: 0` (what fetch and Python's requests send for a
+ * POST without a body) says there is none, and so does the server when it
+ * knows (`context.bodyless`: on Node, what `curl -X POST` sends). On
+ * @hono/node-server, reading `request.body` builds a full Request with
+ * streams over the socket.
  */
-function mayHaveBody(request: Request): boolean {
-  const { method } = request;
-  return method !== "GET" && method !== "HEAD" &&
-    request.headers.get("content-length") !== "0";
+function mayHaveBody(context: Context): boolean {
+  const { method, headers } = context.request;
+  return !context.bodyless && method !== "GET" && method !== "HEAD" &&
+    headers.get("content-length") !== "0";
 }
 
 /** The headers as a record, names lower-cased, `authorization` masked. */
