@@ -166,9 +166,24 @@ export interface WrkResult {
   rate: number;
   /** How many requests completed. */
   requests: number;
+  /** Median latency, ms. */
+  p50: number;
+  /** 99th percentile latency, ms. */
+  p99: number;
+  /** How many answers had a status other than 2xx or 3xx. */
+  non2xx: number;
 }
 
-/** One wrk run (`-t1 -c50`); throws when any request failed at the socket. */
+/** Milliseconds from a wrk latency figure (`812.00us`, `1.20ms`, `1.01s`). */
+function millis(figure: string): number {
+  const [, value, unit] = /([\d.]+)(us|ms|s)/.exec(figure)!;
+  return Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit!]!);
+}
+
+/**
+ * One wrk run (`-t1 -c50 --latency`); throws when any request failed at the
+ * socket.
+ */
 export function wrk(
   url: string,
   seconds: string,
@@ -178,6 +193,7 @@ export function wrk(
     "-t1",
     "-c50",
     `-d${seconds}s`,
+    "--latency",
     ...extra,
     url,
   ], { encoding: "utf8" });
@@ -185,6 +201,9 @@ export function wrk(
   return {
     rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]),
     requests: Number(/(\d+) requests in/.exec(output)![1]),
+    p50: millis(/ 50%\s+(\S+)/.exec(output)![1]!),
+    p99: millis(/ 99%\s+(\S+)/.exec(output)![1]!),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
   };
 }
 

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Middleware } from "../src/http/mod.ts";
 import { controlApi, type ControlApiOptions } from "./control_api.ts";
 import { allowCors } from "./cors.ts";
 import { faultsOnTheWire } from "./drop_connection.ts";
@@ -18,7 +19,14 @@ import {
 
 /** Options of {@linkcode createMockServer}. */
 export interface MockServerOptions
-  extends Omit<MockStateOptions, "steps">, ControlApiOptions, GuardOptions {}
+  extends Omit<MockStateOptions, "steps">, ControlApiOptions, GuardOptions {
+  /**
+   * Steps the runtime's server adds ahead of the mock's own, as to
+   * `createHandler` (the `mock` command on Node: the step that says a
+   * request came without a body, `context.bodyless`). Default: none.
+   */
+  middleware?: readonly Middleware[];
+}
 
 /** The standalone mock: a Fetch handler, with the state it serves. */
 export interface MockServer extends MockState {
@@ -57,6 +65,7 @@ export interface MockServer extends MockState {
  */
 export function createMockServer(options: MockServerOptions = {}): MockServer {
   const state = createMockState(options, (state) => [
+    ...options.middleware ?? [],
     faultsOnTheWire,
     guardHosts(options),
     allowCors(),

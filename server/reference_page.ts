@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { HttpError } from "../src/http/mod.ts";
+import { HttpError, pathnameOf } from "../src/http/mod.ts";
 
 /** Where the reference page lives. */
 export const DOCS_PATH = "/docs";
@@ -113,14 +113,13 @@ export function withReferencePage(
 ): ServerHandler {
   const assets = new Map<string, Promise<Uint8Array>>();
   return async (request, env) => {
-    const { pathname } = new URL(request.url);
+    // Only a GET or HEAD may be for a file: any other goes on without its
+    // URL parsed.
+    const { method } = request;
+    if (method !== "GET" && method !== "HEAD") return handler(request, env);
+    const pathname = pathnameOf(request.url);
     const file = Object.hasOwn(FILES, pathname) ? FILES[pathname] : undefined;
-    if (
-      file === undefined ||
-      (request.method !== "GET" && request.method !== "HEAD")
-    ) {
-      return handler(request, env);
-    }
+    if (file === undefined) return handler(request, env);
     let body: Uint8Array | string;
     if (file.asset === undefined) {
       body = file.text!;
