@@ -19,7 +19,7 @@ import {
 
 /** Options of {@linkcode createMockServer}. */
 export interface MockServerOptions
-  extends Omit<MockStateOptions, "steps">, ControlApiOptions, GuardOptions {
+  extends MockStateOptions, ControlApiOptions, GuardOptions {
   /**
    * Steps the runtime's server adds ahead of the mock's own, as to
    * `createHandler` (the `mock` command on Node: the step that says a
