@@ -9,10 +9,8 @@
  */
 import { createAccessLog } from "../src/telemetry/mod.ts";
 import { FailedAuthLimiter } from "../src/auth/mod.ts";
-import { bunExportTimeouts } from "./runtimes/bun.ts";
-import { nodeBodyFraming } from "./runtimes/node_body_framing.ts";
 import { clientAddressOf } from "./runtimes/client_address.ts";
-import { runtimeName } from "./runtimes/mod.ts";
+import { runtimeSteps } from "./runtimes/mod.ts";
 import { demoFixtures } from "../src/store/mod.ts";
 import type { Fixtures } from "../src/store/mod.ts";
 import { readFixturesFile, requireLongTokens } from "./fixtures_file.ts";
@@ -45,13 +43,6 @@ export interface ServerApp {
   /** Writes the access log's last lines, closes the store, flushes telemetry. */
   close(): Promise<void>;
 }
-
-/** The steps each runtime's server adds to the pipeline. */
-const RUNTIME_STEPS = {
-  node: [nodeBodyFraming],
-  deno: [],
-  bun: [bunExportTimeouts],
-} as const;
 
 /**
  * Opens and seeds the store and creates the handler.
@@ -116,7 +107,7 @@ export async function openServerApp(
     }),
     shutdownSignal: shutdown.signal,
     exportCompression: compression.compression,
-    middleware: RUNTIME_STEPS[runtimeName()],
+    middleware: runtimeSteps(),
     ...(settings.logLevel === "off" ? {} : {
       onRequestFinished: createAccessLog({
         level: settings.logLevel,

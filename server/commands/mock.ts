@@ -26,8 +26,7 @@ import { isLoopbackHost } from "../../mock/guard.ts";
 import { DEFAULT_JOURNAL_LIMIT } from "../../mock/journal.ts";
 import { createMockServer } from "../../mock/mock_server.ts";
 import { announceTokens } from "../fixtures_file.ts";
-import { runtimeName, serve } from "../runtimes/mod.ts";
-import { nodeBodyFraming } from "../runtimes/node_body_framing.ts";
+import { runtimeName, runtimeSteps, serve } from "../runtimes/mod.ts";
 import { type Command, optionValue } from "./command_line.ts";
 import { parsePort, parsePositiveInteger } from "../settings.ts";
 import { loadStartFixtures, startFixtures } from "../app.ts";
@@ -122,7 +121,7 @@ async function serveMock(settings: Settings): Promise<number> {
     mock = createMockServer({
       fixtures: (await loadStartFixtures(fixturesPath, "memory")).fixtures!,
       journalLimit: settings.journalLimit,
-      middleware: runtimeName() === "node" ? [nodeBodyFraming] : [],
+      middleware: runtimeSteps(),
       fixturesLimit: settings.fixturesLimit,
       // Bound to another interface on purpose: the API answers other
       // names; the control API only its own and those it was told.

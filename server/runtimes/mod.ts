@@ -7,6 +7,9 @@
  */
 import type { RunningServer, ServeOptions } from "./server.ts";
 import type { Handler } from "../../src/handler.ts";
+import type { Middleware } from "../../src/http/mod.ts";
+import { bunExportTimeouts } from "./bun.ts";
+import { nodeBodyFraming } from "./node_body_framing.ts";
 
 export type { RunningServer, ServeOptions } from "./server.ts";
 
@@ -28,6 +31,31 @@ export function runtimeName(): RuntimeName {
   if ("Deno" in globalThis) return "deno";
   if ("Bun" in globalThis) return "bun";
   return "node";
+}
+
+/** The steps each runtime's server adds to the pipeline. */
+const RUNTIME_STEPS: Readonly<Record<RuntimeName, readonly Middleware[]>> = {
+  node: [nodeBodyFraming],
+  deno: [],
+  bun: [bunExportTimeouts],
+};
+
+/**
+ * The steps the servers we start (the API's and the mock's) add to the
+ * pipeline on the runtime running this: on Node, what its HTTP/1.1 parser
+ * knows of a bodiless request; on Bun, its idle timeout off a streamed
+ * export.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { runtimeSteps } from "./mod.ts";
+ *
+ * assert.ok(Array.isArray(runtimeSteps()));
+ * ```
+ */
+export function runtimeSteps(): readonly Middleware[] {
+  return RUNTIME_STEPS[runtimeName()];
 }
 
 /**
