@@ -11,6 +11,8 @@ import { createAccessLog } from "../src/telemetry/mod.ts";
 import { FailedAuthLimiter } from "../src/auth/mod.ts";
 import { clientAddressOf } from "./runtimes/client_address.ts";
 import { runtimeSteps } from "./runtimes/mod.ts";
+import { Drain } from "./runtimes/drain.ts";
+import { referencePage } from "./reference_page.ts";
 import { demoFixtures } from "../src/store/mod.ts";
 import type { Fixtures } from "../src/store/mod.ts";
 import { readFixturesFile, requireLongTokens } from "./fixtures_file.ts";
@@ -38,6 +40,11 @@ export interface ServerApp {
   storeKind: "postgres" | "memory";
   /** A start-up summary, e.g. `memory store, demo fixtures`. */
   description: string;
+  /**
+   * Its requests, counted by its pipeline's draining step for a graceful
+   * shutdown (see `shutDown`).
+   */
+  drain: Drain;
   /** Makes `GET /readyz` answer 503 from now on: the server is draining. */
   beginShutdown(): void;
   /** Writes the access log's last lines, closes the store, flushes telemetry. */
@@ -91,6 +98,7 @@ export async function openServerApp(
   // Lines go out in one stdout write a tick; at `off` nothing is installed.
   const log = batchedLines();
   const shutdown = new AbortController();
+  const drain = new Drain();
   // Exports deflate off the main thread: node:zlib, or Deno's workers.
   const compression = await exportCompression();
   const handler = createHandler({
@@ -107,7 +115,10 @@ export async function openServerApp(
     }),
     shutdownSignal: shutdown.signal,
     exportCompression: compression.compression,
-    middleware: runtimeSteps(),
+    middleware: [
+      ...runtimeSteps(drain),
+      ...(settings.docs ? [referencePage()] : []),
+    ],
     ...(settings.logLevel === "off" ? {} : {
       onRequestFinished: createAccessLog({
         level: settings.logLevel,
@@ -123,6 +134,7 @@ export async function openServerApp(
     description: `${storeKind} store, ${start.description}${
       telemetry === undefined ? "" : `, ${telemetry.description}`
     }`,
+    drain,
     beginShutdown: () => shutdown.abort(),
     close: async () => {
       await log.flush();

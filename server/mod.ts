@@ -34,20 +34,19 @@ import "./require_supported_runtime.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { type BunServer, drainedBunFetch } from "./runtimes/bun.ts";
-import { drainedDenoHandler } from "./runtimes/deno.ts";
-import { Drain } from "./runtimes/drain.ts";
+import type { BunServer } from "./runtimes/bun.ts";
 import { serveApp } from "./run_server.ts";
 import { openServerApp } from "./app.ts";
 import { readServerSettings } from "./settings.ts";
 import { runtimeName } from "./runtimes/mod.ts";
-import { type DrainableServer, shutDownOnStopSignal } from "./shutdown.ts";
+import { shutDownOnStopSignal, type StoppableServer } from "./shutdown.ts";
 
 /** What `deno serve`, Deno Deploy and Bun read from the default export. */
 export interface ServerEntry {
   /**
    * The API's handler; the second argument is what the runtime passes
-   * (Deno's `info`, Bun's `server`), used to drain on shutdown.
+   * (Deno's `info`, Bun's `server`), which its steps read to drain on
+   * shutdown.
    */
   fetch(request: Request, runtimeArgument?: unknown): Promise<Response>;
   /** Bun: the port, from `PORT` (default 8787). `deno serve` uses `--port`. */
@@ -64,15 +63,10 @@ const settings = readServerSettings(process.env, process.stdout.isTTY);
 const app = await openServerApp(settings);
 console.error(`API ready (${runtimeName()}, ${app.description})`);
 
-/** The server that deno serve or Bun run for the default export. */
+/** The server Bun runs for the default export, seen with its requests. */
 let bunServer: BunServer | undefined;
-const drain = new Drain(
-  runtimeName() === "bun" ? () => bunServer?.pendingRequests ?? 0 : undefined,
-);
-const bunFetch = drainedBunFetch(app.handler, drain);
 /** deno serve's or Bun's server, as a shutdown drives it. */
-const runtimeServer: DrainableServer = {
-  drain,
+const runtimeServer: StoppableServer = {
   // deno serve's listener cannot be closed from JavaScript: exiting does.
   close: async () => await bunServer?.stop(),
   cut: () => void bunServer?.stop(true),
@@ -80,13 +74,12 @@ const runtimeServer: DrainableServer = {
 
 /** The API, served from the environment's settings. */
 const entry: ServerEntry = {
-  fetch:
-    (runtimeName() === "deno"
-      ? drainedDenoHandler(app.handler, drain)
-      : (request: Request, server: BunServer) => {
-        bunServer = server;
-        return bunFetch(request, server);
-      }) as ServerEntry["fetch"],
+  fetch: runtimeName() === "bun"
+    ? (request, server) => {
+      bunServer = server as BunServer;
+      return app.handler(request, server);
+    }
+    : app.handler,
   port: settings.port,
   hostname: settings.hostname,
   idleTimeout: 0,

@@ -3,14 +3,14 @@
  * `/openapi.json` by Swagger UI, whose script and stylesheet come from the
  * installed `swagger-ui-dist` package (an optional dependency) and are
  * served from `/docs/` too: the page asks no other host. Kept out of the
- * core handler: the servers of `callflow-api serve` and `mock` add it.
+ * core handler: the servers add it as a step of their pipeline.
  *
  * @module
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { HttpError, pathnameOf } from "../src/http/mod.ts";
+import { HttpError, type Middleware } from "../src/http/mod.ts";
 
 /** Where the reference page lives. */
 export const DOCS_PATH = "/docs";
@@ -79,47 +79,44 @@ export const readSwaggerUiAsset: AssetReader = async (name) => {
   return new Uint8Array(await readFile(path));
 };
 
-/** A server's handler: a request, and the server's own argument. */
-type ServerHandler = (request: Request, env?: unknown) => Promise<Response>;
-
 /**
- * Adds the reference page to a handler: `GET` and `HEAD` of `/docs` and its
- * files; every other request goes to the handler. When `swagger-ui-dist`
- * is not installed, `/docs` answers 404 `NOT_FOUND` saying so.
+ * The pipeline step serving the reference page: `GET` and `HEAD` of `/docs`
+ * and its files; every other request goes on. When `swagger-ui-dist` is not
+ * installed, `/docs` answers 404 `NOT_FOUND` saying so. The servers of
+ * `npm start`, `callflow-api serve` and `mock` add it when `DOCS` is on.
  *
- * @param handler The API's (or the mock's) handler.
  * @param readAsset Where the package's files are read. Default:
  * {@linkcode readSwaggerUiAsset}.
- * @returns The handler with the page.
+ * @returns The step.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { withReferencePage } from "./reference_page.ts";
+ * import { createHandler, MemoryStore } from "../mod.ts";
+ * import { referencePage } from "./reference_page.ts";
  *
- * const handler = withReferencePage(() =>
- *   Promise.resolve(new Response("api"))
- * );
+ * const handler = createHandler({
+ *   store: new MemoryStore(),
+ *   middleware: [referencePage()],
+ * });
  * const page = await handler(new Request("http://127.0.0.1:8787/docs"));
  * assert.equal(page.status, 200);
  * assert.match(await page.text(), /swagger-ui-bundle\.js/);
  * const api = await handler(new Request("http://127.0.0.1:8787/healthz"));
- * assert.equal(await api.text(), "api");
+ * assert.deepEqual(await api.json(), { status: "ok" });
  * ```
  */
-export function withReferencePage(
-  handler: ServerHandler,
+export function referencePage(
   readAsset: AssetReader = readSwaggerUiAsset,
-): ServerHandler {
+): Middleware {
   const assets = new Map<string, Promise<Uint8Array>>();
-  return async (request, env) => {
-    // Only a GET or HEAD may be for a file: any other goes on without its
-    // URL parsed.
-    const { method } = request;
-    if (method !== "GET" && method !== "HEAD") return handler(request, env);
-    const pathname = pathnameOf(request.url);
+  return async (context, next) => {
+    // Only a GET or HEAD may be for a file.
+    const { method } = context.request;
+    if (method !== "GET" && method !== "HEAD") return next();
+    const { pathname } = context;
     const file = Object.hasOwn(FILES, pathname) ? FILES[pathname] : undefined;
-    if (file === undefined) return handler(request, env);
+    if (file === undefined) return next();
     let body: Uint8Array | string;
     if (file.asset === undefined) {
       body = file.text!;
@@ -134,15 +131,16 @@ export function withReferencePage(
       try {
         body = await asset;
       } catch {
-        return new HttpError(
+        throw new HttpError(
           404,
           "NOT_FOUND",
           "The reference page needs the optional package swagger-ui-dist: install it",
-        ).toResponse();
+        );
       }
     }
-    return new Response(request.method === "HEAD" ? null : body as BodyInit, {
+    return new Response(method === "HEAD" ? null : body as BodyInit, {
       headers: {
+        ...context.headers,
         "content-type": file.type,
         "cache-control": "no-cache",
       },

@@ -11,7 +11,6 @@ import { announceTokens } from "./fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./app.ts";
 import type { ServerSettings } from "./settings.ts";
 import { runtimeName, serve } from "./runtimes/mod.ts";
-import { withReferencePage } from "./reference_page.ts";
 import { shutDownOnStopSignal } from "./shutdown.ts";
 
 /**
@@ -62,8 +61,7 @@ export async function serveApp(
   settings: ServerSettings,
 ): Promise<number> {
   const { port, hostname } = settings;
-  const handler = settings.docs ? withReferencePage(app.handler) : app.handler;
-  const server = await serve(handler, { port, hostname })
+  const server = await serve(app.handler, { port, hostname })
     .catch(async (error: unknown) => {
       await app.close();
       throw new Error(

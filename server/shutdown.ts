@@ -9,9 +9,7 @@ import process from "node:process";
 import { type Drain, QUIET_MS } from "./runtimes/drain.ts";
 
 /** The part of a running server a shutdown drives. */
-export interface DrainableServer {
-  /** Its requests, counted. */
-  drain: Drain;
+export interface StoppableServer {
   /** Stops listening; resolves once the open responses have ended. */
   close(): Promise<void>;
   /** Closes every connection now. */
@@ -20,6 +18,8 @@ export interface DrainableServer {
 
 /** The part of the app a shutdown drives (see `ServerApp`). */
 export interface ClosableApp {
+  /** Its requests, counted by its pipeline's draining step. */
+  drain: Drain;
   /** Makes `/readyz` answer 503. */
   beginShutdown(): void;
   /** Closes the store. */
@@ -56,17 +56,17 @@ export interface ClosableApp {
  * ```
  */
 export async function shutDown(
-  server: DrainableServer,
+  server: StoppableServer,
   app: ClosableApp,
   timeoutMs: number,
 ): Promise<number> {
   const started = performance.now();
   const cutAt = started + timeoutMs * 0.9;
   app.beginShutdown();
-  server.drain.begin();
+  app.drain.begin();
   const draining = new AbortController();
   await within(
-    server.drain.settled(QUIET_MS, draining.signal),
+    app.drain.settled(QUIET_MS, draining.signal),
     cutAt - performance.now(),
   );
   draining.abort();
@@ -137,7 +137,7 @@ export function onStopSignal(
  * ```
  */
 export function shutDownOnStopSignal(
-  server: DrainableServer,
+  server: StoppableServer,
   app: ClosableApp,
   timeoutSeconds: number,
   say: (line: string) => void = console.log,

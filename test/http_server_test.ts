@@ -11,6 +11,7 @@ import { MemoryStore } from "../src/store/memory_store.ts";
 import {
   type RunningServer,
   runtimeName,
+  runtimeSteps,
   serve,
 } from "../server/runtimes/mod.ts";
 import type { TranscriptChunk } from "../src/store/store.ts";
@@ -72,7 +73,7 @@ describe(`HTTP server on ${runtimeName()}`, () => {
   before(async () => {
     const store = new MemoryStore();
     await store.seed(parseFixtures(apiFixtures));
-    server = await serve(createHandler({ store }), {
+    server = await serve(createHandler({ store, middleware: runtimeSteps() }), {
       port: 0,
       hostname: "127.0.0.1",
     });
@@ -82,6 +83,7 @@ describe(`HTTP server on ${runtimeName()}`, () => {
       createHandler({
         store: failingStore,
         logError: (_id, error) => logged.push(error),
+        middleware: runtimeSteps(),
       }),
       { port: 0, hostname: "127.0.0.1" },
     );

@@ -16,6 +16,7 @@ import { MemoryStore } from "../src/store/memory_store.ts";
 import {
   type RunningServer,
   runtimeName,
+  runtimeSteps,
   serve,
 } from "../server/runtimes/mod.ts";
 import {
@@ -121,6 +122,7 @@ describe(`slow and broken clients on ${runtimeName()}`, () => {
         logError: (_id, error) => errors.push(error),
         logInfo: (_id, message) => infos.push(message),
         bodyTimeoutMs: BODY_MS,
+        middleware: runtimeSteps(),
       }),
       {
         port: 0,

@@ -30,7 +30,7 @@ import { runtimeName, runtimeSteps, serve } from "../runtimes/mod.ts";
 import { type Command, optionValue } from "./command_line.ts";
 import { parsePort, parsePositiveInteger } from "../settings.ts";
 import { loadStartFixtures, startFixtures } from "../app.ts";
-import { withReferencePage } from "../reference_page.ts";
+import { referencePage } from "../reference_page.ts";
 import { onStopSignal } from "../shutdown.ts";
 
 /** The command's help text. */
@@ -121,7 +121,10 @@ async function serveMock(settings: Settings): Promise<number> {
     mock = createMockServer({
       fixtures: (await loadStartFixtures(fixturesPath, "memory")).fixtures!,
       journalLimit: settings.journalLimit,
-      middleware: runtimeSteps(),
+      middleware: [
+        ...runtimeSteps(),
+        ...(settings.docs ? [referencePage()] : []),
+      ],
       fixturesLimit: settings.fixturesLimit,
       // Bound to another interface on purpose: the API answers other
       // names; the control API only its own and those it was told.
@@ -141,11 +144,10 @@ async function serveMock(settings: Settings): Promise<number> {
     return 1;
   }
 
-  const fetch = settings.docs ? withReferencePage(mock.fetch) : mock.fetch;
   // Say when the control API changes the state: the tokens may be new.
   const handler = async (request: Request, env?: unknown) => {
     const started = verbose ? performance.now() : 0;
-    const response = await fetch(request, env);
+    const response = await mock.fetch(request, env);
     if (verbose) {
       const status = isDroppedConnection(response)
         ? "dropped"

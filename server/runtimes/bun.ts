@@ -4,7 +4,7 @@
  * @module
  */
 import type { Middleware } from "../../src/http/mod.ts";
-import { Drain } from "./drain.ts";
+import type { ResponseEnd } from "./drain.ts";
 import {
   type RunningServer,
   type ServedHandler,
@@ -27,8 +27,6 @@ interface BunRuntime {
 export interface BunServer {
   port: number;
   hostname: string;
-  /** Responses still going, bodies included. */
-  pendingRequests: number;
   stop(force?: boolean): Promise<void>;
   /** Sets one request's idle timeout, in seconds (0: none). */
   timeout(request: Request, seconds: number): void;
@@ -57,46 +55,52 @@ export function serveBun(
 ): Promise<RunningServer> {
   const bun = (globalThis as unknown as { Bun: BunRuntime }).Bun;
   const { idleSeconds } = serveTimeouts(timeouts);
-  const drain = new Drain(() => server.pendingRequests);
   const server = bun.serve({
     port,
     hostname,
     idleTimeout: Math.min(Math.max(Math.round(idleSeconds), 0), 255),
-    fetch: drainedBunFetch(handler, drain),
+    fetch: handler,
   });
   return Promise.resolve({
     url: serverUrl(server.hostname, server.port),
     port: server.port,
     close: () => server.stop(),
-    drain,
     cut: () => void server.stop(true),
   });
 }
 
 /**
- * The handler as `Bun.serve` calls it, its requests' arrivals noted in
- * `drain` (which counts those still going with `server.pendingRequests`).
- * The handler's own {@linkcode bunExportTimeouts} step keeps Bun's idle
- * timeout off the bulk export's ZIP.
+ * A response under `Bun.serve` is over once answered, or, for a streamed
+ * body (the bulk export), once the body is over: Bun tells nothing of one
+ * response, and its server's `stop()` waits for the bytes it still holds.
  *
  * @example
- * ```ts ignore
- * import { Drain } from "./drain.ts";
- * import { drainedBunFetch } from "./bun.ts";
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context, WatchedBody } from "../../src/http/mod.ts";
+ * import { bunResponseEnd } from "./bun.ts";
  *
- * Bun.serve({ fetch: drainedBunFetch(handler, new Drain()) });
+ * const context = new Context(new Request("http://x/"));
+ * const zip = new WatchedBody(new ReadableStream({ pull: (c) => c.close() }), 1000);
+ * let over = false;
+ * bunResponseEnd(
+ *   context,
+ *   Promise.resolve(context.stream(zip, { "content-type": "application/zip" })),
+ *   () => over = true,
+ * );
+ * await new Promise((resolve) => setTimeout(resolve));
+ * assert.equal(over, false); // its body not read yet
+ * await context.watchedBody!.readable.getReader().read();
+ * assert.equal(over, true);
  * ```
  */
-export function drainedBunFetch(
-  handler: ServedHandler,
-  drain: Drain,
-): (request: Request, server: BunServer) => Promise<Response> {
-  return async (request, server) => {
-    drain.arrive(request);
-    const response = await handler(request, server);
-    return drain.respond(response);
-  };
-}
+export const bunResponseEnd: ResponseEnd = (context, answered, done) => {
+  answered.then(() => {
+    const body = context.watchedBody;
+    if (body === undefined) done();
+    else body.onEnd(done);
+  }, done);
+};
 
 /**
  * The pipeline step that keeps Bun's idle timeout off a streamed export: a

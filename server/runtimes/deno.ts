@@ -3,7 +3,8 @@
  *
  * @module
  */
-import { Drain } from "./drain.ts";
+import type { Middleware } from "../../src/http/mod.ts";
+import type { ResponseEnd } from "./drain.ts";
 import {
   type RunningServer,
   type ServedHandler,
@@ -39,32 +40,32 @@ interface DenoRuntime {
 }
 
 /**
- * The handler, its requests counted in `drain` until their response is
- * sent (`info.completed`), for `Deno.serve` and `deno serve`.
+ * A response under `Deno.serve` is over when `info.completed` settles: the
+ * body sent or dropped (Deno 2.x); on hosts without it (older Deno), when it
+ * is answered.
  *
  * @example
- * ```ts ignore
- * import { Drain } from "./drain.ts";
- * import { drainedDenoHandler } from "./deno.ts";
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "../../src/http/mod.ts";
+ * import { denoResponseEnd } from "./deno.ts";
  *
- * Deno.serve(drainedDenoHandler(handler, new Drain()));
+ * const { promise: completed, resolve: sent } = Promise.withResolvers<void>();
+ * let over = false;
+ * const context = new Context(new Request("http://x/"), { completed });
+ * denoResponseEnd(context, Promise.resolve(new Response()), () => over = true);
+ * await Promise.resolve();
+ * assert.equal(over, false);
+ * sent();
+ * await completed;
+ * await Promise.resolve();
+ * assert.equal(over, true);
  * ```
  */
-export function drainedDenoHandler(
-  handler: ServedHandler,
-  drain: Drain,
-): DenoHandler {
-  return (request, info) => {
-    const done = drain.arrive(request);
-    const response = handler(request, info).then((response) =>
-      drain.respond(closingConnection(response, request))
-    );
-    // Hosts without `completed` (older Deno): counted until it is answered.
-    const completed = info?.completed ?? response;
-    completed.then(done, done);
-    return response;
-  };
-}
+export const denoResponseEnd: ResponseEnd = (context, answered, done) => {
+  const info = context.runtimeArgument as DenoServeInfo | undefined;
+  (info?.completed ?? answered).then(done, done);
+};
 
 /**
  * How much of a request body Deno may read after a `Connection: close`
@@ -138,6 +139,31 @@ export function closingConnection(
 }
 
 /**
+ * The pipeline step that makes Deno close a connection its answer says to
+ * close (see {@linkcode closingConnection}). After the draining step in a
+ * server's list: a drain's `Connection: close`, added on the way back, asks
+ * the client not to reuse the connection and must not cut the body.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "../../src/http/mod.ts";
+ * import { denoClosingConnection } from "./deno.ts";
+ *
+ * const context = new Context(
+ *   new Request("http://x/", { method: "POST", body: "{}" }),
+ * );
+ * const response = await denoClosingConnection(context, () =>
+ *   Promise.resolve(
+ *     new Response("{}", { status: 413, headers: { connection: "close" } }),
+ *   ));
+ * await assert.rejects(response.text()); // chunked: its length unknown
+ * ```
+ */
+export const denoClosingConnection: Middleware = async (context, next) =>
+  closingConnection(await next(), context.request);
+
+/**
  * Serves the handler with `Deno.serve`; resolves once it listens.
  * `Deno.serve` has no deadline settings, so `timeouts` are ignored here: a
  * connection whose headers never end stays open until the client leaves,
@@ -159,7 +185,6 @@ export function serveDeno(
   { port, hostname }: ServeOptions,
 ): Promise<RunningServer> {
   const deno = (globalThis as unknown as { Deno: DenoRuntime }).Deno;
-  const drain = new Drain();
   return new Promise((resolve) => {
     const server = deno.serve({
       port,
@@ -169,11 +194,10 @@ export function serveDeno(
           url: serverUrl(address.hostname, address.port),
           port: address.port,
           close: () => server.shutdown(),
-          drain,
           // Deno cannot close a connection from JavaScript: exiting does.
           cut: () => {},
         });
       },
-    }, drainedDenoHandler(handler, drain));
+    }, handler);
   });
 }

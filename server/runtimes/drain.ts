@@ -1,10 +1,13 @@
 /**
  * What a graceful shutdown needs to know of a server, whatever the runtime:
  * how many responses are still going, when the last request arrived, and
- * whether to ask clients to close their connections.
+ * whether to ask clients to close their connections. The pipeline's
+ * {@linkcode drainingStep} counts them; the runtime tells it when a response
+ * is over ({@linkcode ResponseEnd}).
  *
  * @module
  */
+import type { Context, Middleware } from "../../src/http/mod.ts";
 
 /**
  * How long no request may have arrived before a draining server counts as
@@ -18,10 +21,10 @@ export const QUIET_MS = 1000;
 const PROBES = /^https?:\/\/[^/]*\/(?:readyz|healthz)(?:\?|$)/;
 
 /**
- * A server's requests, counted for a graceful shutdown. The adapter calls
- * {@linkcode Drain.arrive} as a request comes in and what it returns once
- * the response is over (its body sent or dropped), and sends the response
- * through {@linkcode Drain.respond}.
+ * A server's requests, counted for a graceful shutdown. Its step
+ * ({@linkcode drainingStep}) calls {@linkcode Drain.arrive} as a request
+ * comes in and what it returns once the response is over (its body sent or
+ * dropped), and sends the response through {@linkcode Drain.respond}.
  *
  * @example
  * ```ts
@@ -44,18 +47,6 @@ export class Drain {
   #inFlight = 0;
   #lastArrival = performance.now();
   #draining = false;
-  readonly #pending: (() => number) | undefined;
-
-  /**
-   * Creates the counter.
-   *
-   * @param pending The runtime's own count of responses still going (Bun's
-   * `server.pendingRequests`), used instead of the calls of `arrive`'s
-   * result.
-   */
-  constructor(pending?: () => number) {
-    this.#pending = pending;
-  }
 
   /** Whether the server is draining (see {@linkcode Drain.begin}). */
   get draining(): boolean {
@@ -64,7 +55,7 @@ export class Drain {
 
   /** How many responses are still going. */
   get inFlight(): number {
-    return this.#pending?.() ?? this.#inFlight;
+    return this.#inFlight;
   }
 
   /**
@@ -131,4 +122,77 @@ export class Drain {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   }
+}
+
+/**
+ * How a runtime tells that a response is over: calls `done` once the
+ * response to `context`'s request is sent or dropped. Called as the request
+ * arrives, before it is answered; `answered` settles with the answer.
+ */
+export type ResponseEnd = (
+  context: Context,
+  answered: Promise<Response>,
+  done: () => void,
+) => void;
+
+/**
+ * Until the answer is given: for runtimes that cannot tell more, or a
+ * request served without its runtime's argument.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "../../src/http/mod.ts";
+ * import { untilAnswered } from "./drain.ts";
+ *
+ * let over = false;
+ * const context = new Context(new Request("http://x/"));
+ * untilAnswered(context, Promise.resolve(new Response()), () => over = true);
+ * await Promise.resolve();
+ * assert.equal(over, true);
+ * ```
+ */
+export const untilAnswered: ResponseEnd = (_context, answered, done) => {
+  answered.then(done, done);
+};
+
+/**
+ * The pipeline step that counts a server's requests in `drain` until their
+ * response is over, as `responseEnd` tells, and, once the drain has begun,
+ * asks each client to close its connection. First in a server's list, so
+ * that it sees every request.
+ *
+ * @param drain The server's count (see `shutDown`).
+ * @param responseEnd When the runtime's response is over.
+ * @returns The step.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compose, Context, type Middleware } from "../../src/http/mod.ts";
+ * import { Drain, drainingStep, untilAnswered } from "./drain.ts";
+ *
+ * const drain = new Drain();
+ * drain.begin();
+ * const answer: Middleware = (context) => Promise.resolve(context.empty(204));
+ * const run = compose(
+ *   [drainingStep(drain, untilAnswered), answer],
+ *   (context) => context.empty(500),
+ * );
+ * const response = await run(new Context(new Request("http://x/healthz")));
+ * assert.equal(response.headers.get("connection"), "close");
+ * await Promise.resolve();
+ * assert.equal(drain.inFlight, 0);
+ * ```
+ */
+export function drainingStep(
+  drain: Drain,
+  responseEnd: ResponseEnd,
+): Middleware {
+  return (context, next) => {
+    const done = drain.arrive(context.request);
+    const answered = next().then((response) => drain.respond(response));
+    responseEnd(context, answered, done);
+    return answered;
+  };
 }

@@ -8,7 +8,10 @@
 import type { RunningServer, ServeOptions } from "./server.ts";
 import type { Handler } from "../../src/handler.ts";
 import type { Middleware } from "../../src/http/mod.ts";
-import { bunExportTimeouts } from "./bun.ts";
+import { bunExportTimeouts, bunResponseEnd } from "./bun.ts";
+import { denoClosingConnection, denoResponseEnd } from "./deno.ts";
+import { type Drain, drainingStep, type ResponseEnd } from "./drain.ts";
+import { nodeResponseEnd } from "./node_response_end.ts";
 import { nodeBodyFraming } from "./node_body_framing.ts";
 
 export type { RunningServer, ServeOptions } from "./server.ts";
@@ -33,29 +36,46 @@ export function runtimeName(): RuntimeName {
   return "node";
 }
 
-/** The steps each runtime's server adds to the pipeline. */
-const RUNTIME_STEPS: Readonly<Record<RuntimeName, readonly Middleware[]>> = {
-  node: [nodeBodyFraming],
-  deno: [],
-  bun: [bunExportTimeouts],
+/** What each runtime's servers add to the pipeline. */
+interface RuntimeSteps {
+  /** Its own steps, in order. */
+  steps: readonly Middleware[];
+  /** When one of its responses is over, for the draining step. */
+  responseEnd: ResponseEnd;
+}
+
+const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
+  node: { steps: [nodeBodyFraming], responseEnd: nodeResponseEnd },
+  deno: { steps: [denoClosingConnection], responseEnd: denoResponseEnd },
+  bun: { steps: [bunExportTimeouts], responseEnd: bunResponseEnd },
 };
 
 /**
  * The steps the servers we start (the API's and the mock's) add to the
  * pipeline on the runtime running this: on Node, what its HTTP/1.1 parser
- * knows of a bodiless request; on Bun, its idle timeout off a streamed
- * export.
+ * knows of a bodiless request; on Deno, the close of a connection an answer
+ * says to close; on Bun, its idle timeout off a streamed export. With a
+ * `drain`, first the step counting requests in it for a graceful shutdown.
+ *
+ * @param drain The server's count of requests, if it drains on shutdown.
+ * @returns The steps, in order.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
+ * import { Drain } from "./drain.ts";
  * import { runtimeSteps } from "./mod.ts";
  *
- * assert.ok(Array.isArray(runtimeSteps()));
+ * assert.equal(runtimeSteps(new Drain()).length, runtimeSteps().length + 1);
  * ```
  */
-export function runtimeSteps(): readonly Middleware[] {
-  return RUNTIME_STEPS[runtimeName()];
+export function runtimeSteps(drain?: Drain): readonly Middleware[] {
+  const { steps, responseEnd } = RUNTIME_STEPS[runtimeName()];
+  // The draining step first: its `Connection: close` only asks the client
+  // not to reuse the connection, and must not make Deno's step cut a body.
+  return drain === undefined
+    ? steps
+    : [drainingStep(drain, responseEnd), ...steps];
 }
 
 /**

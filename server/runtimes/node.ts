@@ -4,9 +4,7 @@
  * @module
  */
 import { serve } from "@hono/node-server";
-import type { EventEmitter } from "node:events";
 import type { AddressInfo } from "node:net";
-import { Drain } from "./drain.ts";
 import {
   type RunningServer,
   type ServedHandler,
@@ -44,13 +42,8 @@ export function serveNode(
     // would fire up to 30 s late.
     connectionsCheckingInterval: 1000,
   };
-  const drain = new Drain();
-  const fetch = (request: Request, env: { outgoing: EventEmitter }) => {
-    env.outgoing.once("close", drain.arrive(request));
-    return handler(request, env).then((response) => drain.respond(response));
-  };
   return new Promise((resolve, reject) => {
-    const options = { fetch, port, hostname, serverOptions };
+    const options = { fetch: handler, port, hostname, serverOptions };
     const server = serve(options, (info) => {
       const address = info as AddressInfo;
       resolve({
@@ -61,7 +54,6 @@ export function serveNode(
             server.close((error) => (error ? fail(error) : done()));
             if ("closeIdleConnections" in server) server.closeIdleConnections();
           }),
-        drain,
         cut: () => {
           if ("closeAllConnections" in server) server.closeAllConnections();
         },

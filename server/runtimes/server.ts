@@ -3,7 +3,6 @@
  *
  * @module
  */
-import type { Drain } from "./drain.ts";
 
 /**
  * A handler as the adapters call it: the request, and what the runtime's
@@ -111,8 +110,6 @@ export interface RunningServer {
   port: number;
   /** Stops accepting connections and resolves once in-flight requests end. */
   close(): Promise<void>;
-  /** Its requests, counted for a graceful shutdown (see `shutDown`). */
-  drain: Drain;
   /**
    * Closes every connection now, responses still going included (Deno: none
    * can be closed from JavaScript; the process's exit does it).

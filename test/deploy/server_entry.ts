@@ -126,6 +126,11 @@ describe("the ./server entry", () => {
         const openapi = await fetch(`${url}/openapi.json`);
         const length = openapi.headers.get("content-length");
         assert.equal(Number(length), (await openapi.arrayBuffer()).byteLength);
+        // The reference page is a step of the pipeline on every launcher.
+        const page = await fetch(`${url}/docs`);
+        assert.equal(page.status, 200);
+        assert.match(await page.text(), /swagger-ui-bundle\.js/);
+        assert.ok(page.headers.get("x-request-id"));
         assert.match(
           server.stderr,
           /API ready \((deno|bun|node), memory store/,
@@ -146,6 +151,11 @@ describe("the ./server entry", () => {
         assert.ok(bulk, server.output);
         assert.equal(bulk.status, 200);
         assert.ok((bulk.bytes as number) > 0);
+        assert.deepEqual(
+          lines.filter((line) => line.path === "/docs").map((l) => l.status),
+          [200],
+          server.output,
+        );
         assert.ok(
           !lines.some((line) => line.path === "/healthz"),
           "probes are not logged at the default level",

@@ -6,8 +6,16 @@
  * @module
  */
 import { after, before } from "node:test";
-import { type RunningServer, serve } from "../../server/runtimes/mod.ts";
-import { createHandler, type Handler } from "../../src/handler.ts";
+import {
+  type RunningServer,
+  runtimeSteps,
+  serve,
+} from "../../server/runtimes/mod.ts";
+import {
+  createHandler,
+  type Handler,
+  type HandlerOptions,
+} from "../../src/handler.ts";
 import { demoFixtures } from "../../src/store/demo_fixtures.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 
@@ -18,11 +26,17 @@ export const DEMO = {
   flow: "c2d3e4f5-a6b7-4c8d-9e9f-0a1b2c3d4e5f",
 } as const;
 
-/** A fresh handler over a fresh memory store seeded with the demo data. */
-export async function demoHandler(): Promise<Handler> {
+/**
+ * A fresh handler over a fresh memory store seeded with the demo data.
+ *
+ * @param middleware Steps of the server serving it, if any.
+ */
+export async function demoHandler(
+  middleware: HandlerOptions["middleware"] = [],
+): Promise<Handler> {
   const store = new MemoryStore();
   await store.seed(demoFixtures);
-  return createHandler({ store, logError: () => {} });
+  return createHandler({ store, logError: () => {}, middleware });
 }
 
 /**
@@ -34,7 +48,7 @@ export async function demoHandler(): Promise<Handler> {
 export function demoServer(): () => RunningServer {
   let server: RunningServer | undefined;
   before(async () => {
-    server = await serve(await demoHandler(), {
+    server = await serve(await demoHandler(runtimeSteps()), {
       port: 0,
       hostname: "127.0.0.1",
     });

@@ -1,0 +1,36 @@
+/**
+ * When a response is over under @hono/node-server, for the draining step.
+ *
+ * @module
+ */
+import type { EventEmitter } from "node:events";
+import type { ResponseEnd } from "./drain.ts";
+
+/**
+ * A response under @hono/node-server is over when Node closes its
+ * `outgoing` message: the body sent, or the client gone.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { EventEmitter } from "node:events";
+ * import { Context } from "../../src/http/mod.ts";
+ * import { nodeResponseEnd } from "./node_response_end.ts";
+ *
+ * const outgoing = new EventEmitter();
+ * let over = false;
+ * const context = new Context(new Request("http://x/"), { outgoing });
+ * nodeResponseEnd(context, Promise.resolve(new Response()), () => over = true);
+ * await Promise.resolve();
+ * assert.equal(over, false); // answered, its body not yet sent
+ * outgoing.emit("close");
+ * assert.equal(over, true);
+ * ```
+ */
+export const nodeResponseEnd: ResponseEnd = (context, answered, done) => {
+  const outgoing = (context.runtimeArgument as
+    | { outgoing?: EventEmitter }
+    | undefined)?.outgoing;
+  if (outgoing === undefined) answered.then(done, done);
+  else outgoing.once("close", done);
+};
