@@ -15,7 +15,10 @@
  * Before them: `requestId()` (hono/request-id: the `X-Request-Id` read or a
  * UUID, sent back), a small access-log middleware writing one JSON line per
  * request with `console.log` (and setting the API's `nosniff` and
- * `Cache-Control: no-store`, so both answer the same headers), and
+ * `Cache-Control: no-store` before the handler runs, so both answer the same
+ * headers; set after `next()`, on the finished response, they would take
+ * Node's answers off @hono/node-server's fast path: 110 against 54 µs of
+ * CPU a request, with no difference on Bun), and
  * `bearerAuth` (hono/bearer-auth) whose `verifyToken` looks the token up in a
  * `Map` of the API suite's fixture tokens.
  *
@@ -91,9 +94,9 @@ export async function honoPeer(): Promise<Hono<PeerEnv>> {
   app.use(requestId());
   app.use(async (c, next) => {
     const start = performance.now();
-    await next();
     c.header("X-Content-Type-Options", "nosniff");
     c.header("Cache-Control", "no-store");
+    await next();
     console.log(JSON.stringify({
       time: new Date().toISOString(),
       level: c.res.status >= 400 ? "warn" : "info",
