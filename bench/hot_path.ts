@@ -18,6 +18,12 @@
  * a fifth server, that checkout's `server/main.ts` (an earlier commit, e.g. a
  * `git worktree`), run in the same rounds: the API before and after a change.
  *
+ * When hono, zod and @hono/zod-validator load (`npm install --no-save hono
+ * @hono/zod-validator zod`), one more server runs in the same rounds: the
+ * idiomatic Hono peer of issue 24 (`bench/hono_peer.ts`, its stdout in a file
+ * too), and a second table prints API / Hono ratios of req/s and of server
+ * CPU per request. `BENCH_HONO=0` leaves it out.
+ *
  * @module
  */
 import { execFileSync, spawn } from "node:child_process";
@@ -53,6 +59,21 @@ const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 /** Another checkout whose API runs beside this one's (see the module doc). */
 const BEFORE = process.env.BENCH_BEFORE;
 const fixturesFile = join(scripts, "fixtures.json");
+/** Whether the Hono peer runs: its packages load and `BENCH_HONO` is not 0. */
+async function honoAvailable(): Promise<boolean> {
+  if (process.env.BENCH_HONO === "0") return false;
+  for (const name of ["hono", "zod", "@hono/zod-validator"]) {
+    try {
+      await import(name);
+    } catch {
+      console.error(
+        `No Hono peer: ${name} does not load (npm install --no-save hono @hono/zod-validator zod)`,
+      );
+      return false;
+    }
+  }
+  return true;
+}
 writeFileSync(fixturesFile, JSON.stringify(apiFixtures));
 const logLines: string[] = [];
 /** Counts a file's lines in 1 MiB reads: a log can outgrow a string. */
@@ -222,6 +243,8 @@ export const median = (values: number[]): number =>
 
 if (import.meta.main) {
   const rows: string[] = [];
+  const honoRows: string[] = [];
+  const withHono = await honoAvailable();
   for (const runtime of runtimes) {
     const command = RUNTIME_COMMANDS[runtime]!;
     const bare = await startServer([
@@ -244,6 +267,13 @@ if (import.meta.main) {
       { PORT: "0", FIXTURES: fixturesFile, LOG_LEVEL: LOG_LEVEL },
       /listening on (http:\/\/\S+)/,
     );
+    const hono = withHono
+      ? await startLoggingServer(
+        [...command, "bench/hono_peer.ts"],
+        { PORT: "0" },
+        /^(http:\/\/\S+)/,
+      )
+      : undefined;
     const before = BEFORE === undefined ? undefined : await startLoggingServer(
       [...command, join(BEFORE, "server/main.ts")],
       { PORT: "0", FIXTURES: fixturesFile, LOG_LEVEL: LOG_LEVEL },
@@ -263,7 +293,8 @@ if (import.meta.main) {
         run(reading, "1");
         run(minimal, "1");
         if (before !== undefined) run(before, "1");
-        const servers = { bare, reading, minimal, api, before };
+        if (hono !== undefined) run(hono, "1");
+        const servers = { bare, reading, minimal, api, before, hono };
         type Mode = keyof typeof servers;
         const modes = (Object.keys(servers) as Mode[])
           .filter((mode) => servers[mode] !== undefined);
@@ -305,6 +336,18 @@ if (import.meta.main) {
           }`,
         );
         console.error(rows.at(-1));
+        if (hono !== undefined) {
+          honoRows.push(
+            `| ${runtime} | ${name} | ${median(rates.hono).toFixed(0)} | ${
+              median(rates.api).toFixed(0)
+            } | **${(median(rates.api) / median(rates.hono)).toFixed(2)}x** | ${
+              median(cpu.hono).toFixed(1)
+            } | ${median(cpu.api).toFixed(1)} | ${
+              (median(cpu.api) / median(cpu.hono)).toFixed(2)
+            }x |`,
+          );
+          console.error(honoRows.at(-1));
+        }
       }
     } finally {
       bare.stop();
@@ -312,14 +355,23 @@ if (import.meta.main) {
       await minimal.stop();
       await api.stop();
       await before?.stop();
+      await hono?.stop();
       if (before !== undefined) rmSync(before.stdout);
       logLines.push(`${runtime}: ${countLines(api.stdout)} lines in the log`);
       rmSync(api.stdout);
       rmSync(minimal.stdout);
+      if (hono !== undefined) {
+        logLines.push(
+          `${runtime} hono: ${countLines(hono.stdout) - 1} lines in its log`,
+        );
+        rmSync(hono.stdout);
+      }
     }
   }
   console.log(
-    `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} alternating rounds, medians; API on LOG_LEVEL=${LOG_LEVEL} (${
+    `${new Date().toISOString()}, load average at the end ${
+      readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).join(" ")
+    }; wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} alternating rounds, medians; API on LOG_LEVEL=${LOG_LEVEL} (${
       logLines.join(", ")
     })\n`,
   );
@@ -336,4 +388,12 @@ if (import.meta.main) {
       beforeColumns[1],
   );
   for (const row of rows) console.log(row);
+  if (honoRows.length > 0) {
+    console.log(
+      "\nThe idiomatic Hono peer (bench/hono_peer.ts), same rounds:\n\n" +
+        "| runtime | request | Hono req/s | API req/s | API / Hono req/s | Hono CPU µs/req | API CPU µs/req | API / Hono CPU |\n" +
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    );
+    for (const row of honoRows) console.log(row);
+  }
 }

@@ -154,6 +154,32 @@ describe("the handler bounds failed authentication", () => {
   });
 });
 
+describe("the client's address, found only when it can matter", () => {
+  it("is not looked up until a token fails, then on each request", async () => {
+    const store = new MemoryStore();
+    await store.seed(demoFixtures);
+    let lookups = 0;
+    const handler = createHandler({
+      store,
+      clientAddress: () => {
+        lookups += 1;
+        return "198.51.100.9";
+      },
+    });
+    const answer = async (token: string) => {
+      const response = await handler(request("198.51.100.9", token));
+      await response.body?.cancel();
+      return response.status;
+    };
+    assert.equal(await answer("demo-viewer"), 200);
+    assert.equal(lookups, 0, "no failure yet: no address needed");
+    assert.equal(await answer("guess"), 401);
+    assert.equal(lookups, 1, "the failure is counted against the address");
+    assert.equal(await answer("demo-viewer"), 200);
+    assert.equal(lookups, 2, "an address with failures is checked first");
+  });
+});
+
 describe("over HTTP on this runtime's server", () => {
   const apps: ServerApp[] = [];
   const servers: RunningServer[] = [];

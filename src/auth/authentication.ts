@@ -59,15 +59,22 @@ export function authenticateRequests(
   const { store, failedAuth, clientAddress } = options;
   return async (context, next) => {
     if (context.endpoint?.authenticated !== true) return next();
-    const { request } = context;
-    const address = clientAddress?.(request, context.runtimeArgument);
-    // A limited address costs no store query.
+    if (clientAddress === undefined) {
+      context.grant = await authenticate(context.request, store);
+      return next();
+    }
+    const { request, runtimeArgument } = context;
+    // A limited address costs no store query. While no address has failed,
+    // none is limited: the address (on Bun, a native call and an object per
+    // request) is found only once a token fails.
+    let address = failedAuth.empty
+      ? undefined
+      : clientAddress(request, runtimeArgument);
     if (address !== undefined) failedAuth.check(address);
-    context.grant = await authenticate(
-      request,
-      store,
-      address === undefined ? undefined : () => failedAuth.fail(address),
-    );
+    context.grant = await authenticate(request, store, () => {
+      address ??= clientAddress(request, runtimeArgument);
+      if (address !== undefined) failedAuth.fail(address);
+    });
     return next();
   };
 }

@@ -87,6 +87,15 @@ export class FailedAuthLimiter {
   }
 
   /**
+   * Whether no address has a failure noted (not even one whose window is
+   * over): {@linkcode FailedAuthLimiter.check} then refuses no address, so a
+   * caller may skip finding the client's address until a token fails.
+   */
+  get empty(): boolean {
+    return this.#windows.size === 0;
+  }
+
+  /**
    * Refuses an address that has used up its failures in its window.
    *
    * @param address The client's address.
