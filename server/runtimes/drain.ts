@@ -136,27 +136,6 @@ export type ResponseEnd = (
 ) => void;
 
 /**
- * Until the answer is given: for runtimes that cannot tell more, or a
- * request served without its runtime's argument.
- *
- * @example
- * ```ts
- * import assert from "node:assert/strict";
- * import { Context } from "../../src/http/mod.ts";
- * import { untilAnswered } from "./drain.ts";
- *
- * let over = false;
- * const context = new Context(new Request("http://x/"));
- * untilAnswered(context, Promise.resolve(new Response()), () => over = true);
- * await Promise.resolve();
- * assert.equal(over, true);
- * ```
- */
-export const untilAnswered: ResponseEnd = (_context, answered, done) => {
-  answered.then(done, done);
-};
-
-/**
  * The pipeline step that counts a server's requests in `drain` until their
  * response is over, as `responseEnd` tells, and, once the drain has begun,
  * asks each client to close its connection. First in a server's list, so
@@ -170,13 +149,17 @@ export const untilAnswered: ResponseEnd = (_context, answered, done) => {
  * ```ts
  * import assert from "node:assert/strict";
  * import { compose, Context, type Middleware } from "../../src/http/mod.ts";
- * import { Drain, drainingStep, untilAnswered } from "./drain.ts";
+ * import { Drain, drainingStep, type ResponseEnd } from "./drain.ts";
  *
  * const drain = new Drain();
  * drain.begin();
+ * // Over once answered; a runtime tells when its bytes are sent.
+ * const answered: ResponseEnd = (_context, response, done) => {
+ *   response.then(done, done);
+ * };
  * const answer: Middleware = (context) => Promise.resolve(context.empty(204));
  * const run = compose(
- *   [drainingStep(drain, untilAnswered), answer],
+ *   [drainingStep(drain, answered), answer],
  *   (context) => context.empty(500),
  * );
  * const response = await run(new Context(new Request("http://x/healthz")));
