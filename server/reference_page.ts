@@ -82,8 +82,10 @@ export const readSwaggerUiAsset: AssetReader = async (name) => {
 /**
  * The pipeline step serving the reference page: `GET` and `HEAD` of `/docs`
  * and its files; every other request goes on. When `swagger-ui-dist` is not
- * installed, `/docs` answers 404 `NOT_FOUND` saying so. The servers of
- * `npm start`, `callflow-api serve` and `mock` add it when `DOCS` is on.
+ * installed, the page's script and stylesheet answer 404 `NOT_FOUND` saying
+ * so. Its answers are built by the context, so the access log counts their
+ * bytes. The servers of `npm start`, `callflow-api serve`, the `./server`
+ * entry and `mock` add it when `DOCS` is on.
  *
  * @param readAsset Where the package's files are read. Default:
  * {@linkcode readSwaggerUiAsset}.
@@ -102,6 +104,11 @@ export const readSwaggerUiAsset: AssetReader = async (name) => {
  * const page = await handler(new Request("http://127.0.0.1:8787/docs"));
  * assert.equal(page.status, 200);
  * assert.match(await page.text(), /swagger-ui-bundle\.js/);
+ * const head = await handler(
+ *   new Request("http://127.0.0.1:8787/docs/init.js", { method: "HEAD" }),
+ * );
+ * assert.ok(Number(head.headers.get("content-length")) > 0);
+ * assert.equal(head.body, null);
  * const api = await handler(new Request("http://127.0.0.1:8787/healthz"));
  * assert.deepEqual(await api.json(), { status: "ok" });
  * ```
@@ -138,12 +145,10 @@ export function referencePage(
         );
       }
     }
-    return new Response(method === "HEAD" ? null : body as BodyInit, {
-      headers: {
-        ...context.headers,
-        "content-type": file.type,
-        "cache-control": "no-cache",
-      },
+    const page = context.body(body, {
+      "content-type": file.type,
+      "cache-control": "no-cache",
     });
+    return method === "HEAD" ? context.withoutBody(page) : page;
   };
 }

@@ -184,6 +184,41 @@ export class Context<Vars extends object = Record<never, never>> {
   }
 
   /**
+   * An answer whose whole body is at hand, text or bytes, sent as it is
+   * (Hono's `c.body`): a page, a script, a stylesheet.
+   *
+   * @param content The body.
+   * @param headers Its headers (`Content-Type` among them), under
+   * {@linkcode Context.headers}.
+   * @param status The status. Default 200.
+   * @returns The response.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Context } from "./context.ts";
+   *
+   * const context = new Context(new Request("http://api.test/docs"));
+   * const page = context.body("<p>é</p>", { "content-type": "text/html" });
+   * assert.equal(context.bodyLength, 9); // bytes, not characters
+   * assert.equal(await page.text(), "<p>é</p>");
+   * ```
+   */
+  body(
+    content: string | Uint8Array,
+    headers: Readonly<Record<string, string>>,
+    status = 200,
+  ): Response {
+    this.#bodyLength = typeof content === "string"
+      ? utf8Length(content)
+      : content.byteLength;
+    return new Response(content as BodyInit, {
+      status,
+      headers: { ...headers, ...this.headers },
+    });
+  }
+
+  /**
    * An answer without a body, e.g. a 204.
    *
    * @param status The status.

@@ -151,9 +151,13 @@ describe("the ./server entry", () => {
         assert.ok(bulk, server.output);
         assert.equal(bulk.status, 200);
         assert.ok((bulk.bytes as number) > 0);
+        // Built by the context: the log counts the page's bytes.
         assert.deepEqual(
-          lines.filter((line) => line.path === "/docs").map((l) => l.status),
-          [200],
+          lines.filter((line) => line.path === "/docs").map((line) => [
+            line.status,
+            (line.bytes as number) > 0,
+          ]),
+          [[200, true]],
           server.output,
         );
         assert.ok(
