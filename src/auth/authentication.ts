@@ -66,7 +66,8 @@ export function authenticateRequests(
     const { request, runtimeArgument } = context;
     // A limited address costs no store query. While no address has failed,
     // none is limited: the address (on Bun, a native call and an object per
-    // request) is found only once a token fails.
+    // request) is found only once a token fails. A client gone before the
+    // store answered may then go uncounted: it never reads its 401 either.
     let address = failedAuth.empty
       ? undefined
       : clientAddress(request, runtimeArgument);

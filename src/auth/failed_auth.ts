@@ -56,12 +56,15 @@ interface Window {
  *
  * let time = 0;
  * const limiter = new FailedAuthLimiter({ limit: 2, windowMs: 1000, now: () => time });
+ * assert.equal(limiter.empty, true);
  * limiter.fail("192.0.2.1");
  * limiter.fail("192.0.2.1");
+ * assert.equal(limiter.empty, false);
  * assert.throws(() => limiter.check("192.0.2.1"), { status: 429 });
  * limiter.check("192.0.2.2"); // another address: unaffected
  * time = 1000;
  * limiter.check("192.0.2.1"); // the window is over
+ * assert.equal(limiter.empty, true); // and so is every other
  * ```
  */
 export class FailedAuthLimiter {
@@ -69,6 +72,8 @@ export class FailedAuthLimiter {
   readonly #windowMs: number;
   readonly #now: () => number;
   readonly #windows = new Map<string, Window>();
+  /** When the newest window started: all are over a window after it. */
+  #lastStart = 0;
 
   /**
    * Creates the limiter.
@@ -87,12 +92,16 @@ export class FailedAuthLimiter {
   }
 
   /**
-   * Whether no address has a failure noted (not even one whose window is
-   * over): {@linkcode FailedAuthLimiter.check} then refuses no address, so a
+   * Whether no address has a failure in a window still open (the windows
+   * are all forgotten once the newest is over):
+   * {@linkcode FailedAuthLimiter.check} then refuses no address, so a
    * caller may skip finding the client's address until a token fails.
    */
   get empty(): boolean {
-    return this.#windows.size === 0;
+    if (this.#windows.size === 0) return true;
+    if (this.#now() - this.#lastStart < this.#windowMs) return false;
+    this.#windows.clear();
+    return true;
   }
 
   /**
@@ -130,7 +139,8 @@ export class FailedAuthLimiter {
       return;
     }
     if (this.#windows.size >= MAX_CLIENTS) this.#evict();
-    this.#windows.set(key, { start: this.#now(), failures: 1 });
+    this.#lastStart = this.#now();
+    this.#windows.set(key, { start: this.#lastStart, failures: 1 });
   }
 
   /** The address's window, unless it is over (then it is forgotten). */
