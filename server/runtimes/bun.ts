@@ -71,8 +71,9 @@ export function serveBun(
 
 /**
  * A response under `Bun.serve` is over once answered, or, for a streamed
- * body (the bulk export), once the body is over: Bun tells nothing of one
- * response, and its server's `stop()` waits for the bytes it still holds.
+ * body (the bulk export), once the body is over or its client gone (the
+ * request's signal): Bun tells nothing of one response, and its server's
+ * `stop()` waits for the bytes it still holds.
  *
  * @example
  * ```ts
@@ -97,8 +98,10 @@ export function serveBun(
 export const bunResponseEnd: ResponseEnd = (context, answered, done) => {
   answered.then(() => {
     const body = context.watchedBody;
-    if (body === undefined) done();
-    else body.onEnd(done);
+    if (body === undefined) return done();
+    body.onEnd(done);
+    // A client gone before Bun pulled a byte: the body may never end.
+    context.request.signal.addEventListener("abort", done, { once: true });
   }, done);
 };
 
