@@ -22,8 +22,9 @@ export interface MockServerOptions
   extends MockStateOptions, ControlApiOptions, GuardOptions {
   /**
    * Steps the runtime's server adds ahead of the mock's own, as to
-   * `createHandler` (the `mock` command on Node: the step that says a
-   * request came without a body, `context.bodyless`). Default: none.
+   * `createHandler` (the `mock` command: its runtime's steps, e.g. on Node
+   * the one that says a request came without a body, `context.bodyless`,
+   * and the `/docs` reference page). Default: none.
    */
   middleware?: readonly Middleware[];
 }

@@ -43,7 +43,8 @@ export type { ErrorLogger, InfoLogger } from "./http/mod.ts";
 /**
  * A Fetch API handler. A runtime's server may pass what it knows of the
  * connection beside the request (Deno's `info`, Bun's `server`,
- * @hono/node-server's `{ incoming }`), for `clientAddress`.
+ * @hono/node-server's `{ incoming, outgoing }`), for `clientAddress` and
+ * the servers' own steps (`context.runtimeArgument`).
  */
 export type Handler = (
   request: Request,
@@ -152,7 +153,8 @@ export interface HandlerOptions {
   responseHeaders?: (request: Request) => Readonly<Record<string, string>>;
   /**
    * Steps of a layer built on the API (the mock's guard, CORS, control API,
-   * journal and faults), run in this order after the access log and before
+   * journal and faults; a server's drain, runtime and reference-page
+   * steps), run in this order after the access log and before
    * `HEAD`, routing and authentication; each may answer itself or call `next()` (see
    * `Middleware`). What they throw is rendered as the API's own errors are.
    * Default: none.

@@ -22,7 +22,7 @@ export interface DenoServeInfo {
 }
 
 /** A handler as `Deno.serve` and `deno serve` call it. */
-export type DenoHandler = (
+type DenoHandler = (
   request: Request,
   info?: DenoServeInfo,
 ) => Promise<Response>;

@@ -48,11 +48,6 @@ export class Drain {
   #lastArrival = performance.now();
   #draining = false;
 
-  /** Whether the server is draining (see {@linkcode Drain.begin}). */
-  get draining(): boolean {
-    return this.#draining;
-  }
-
   /** How many responses are still going. */
   get inFlight(): number {
     return this.#inFlight;

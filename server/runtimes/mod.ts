@@ -79,7 +79,10 @@ export function runtimeSteps(drain?: Drain): readonly Middleware[] {
 }
 
 /**
- * Serves a handler on the current runtime; resolves once it listens.
+ * Serves a handler on the current runtime; resolves once it listens. The
+ * adapters only listen and stop: what the runtime needs of each request is
+ * in the handler's steps, `middleware: runtimeSteps()` (and a `Drain` to
+ * shut down gracefully), as our servers build it.
  *
  * @param handler The Fetch handler.
  * @param options Port (`0` for any free one) and interface.
@@ -89,12 +92,13 @@ export function runtimeSteps(drain?: Drain): readonly Middleware[] {
  * ```ts
  * import assert from "node:assert/strict";
  * import { createHandler, MemoryStore } from "../../mod.ts";
- * import { serve } from "./mod.ts";
+ * import { runtimeSteps, serve } from "./mod.ts";
  *
- * const server = await serve(createHandler({ store: new MemoryStore() }), {
- *   port: 0,
- *   hostname: "127.0.0.1",
+ * const handler = createHandler({
+ *   store: new MemoryStore(),
+ *   middleware: runtimeSteps(),
  * });
+ * const server = await serve(handler, { port: 0, hostname: "127.0.0.1" });
  * const response = await fetch(new URL("/healthz", server.url));
  * assert.deepEqual(await response.json(), { status: "ok" });
  * await server.close();
