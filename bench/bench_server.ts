@@ -26,11 +26,10 @@ import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { serve } from "../server/runtimes/mod.ts";
 import { apiFixtures, TOKENS } from "../test/support/api_fixtures.ts";
+import { type FetchHandler, serveOnRuntime } from "./runtime_server.ts";
 
 /** The bare server's body: the webhook trigger test's answer, constant. */
 const BARE_BODY = '{"events":[{"order":{"id":7,"items":["a","b"]},"ok":true}]}';
-
-type FetchHandler = (request: Request) => Response | Promise<Response>;
 
 const bare: FetchHandler = () =>
   new Response(BARE_BODY, { headers: { "content-type": "application/json" } });
@@ -85,54 +84,6 @@ function minimal(): FetchHandler {
   };
 }
 
-/** Serves with the runtime's own server; resolves with its URL. */
-function serveBare(handler: FetchHandler, port: number): Promise<string> {
-  const runtime = globalThis as unknown as {
-    Deno?: {
-      serve(
-        options: {
-          port: number;
-          hostname: string;
-          onListen(address: { port: number }): void;
-        },
-        handler: FetchHandler,
-      ): unknown;
-    };
-    Bun?: {
-      serve(options: {
-        port: number;
-        hostname: string;
-        fetch: FetchHandler;
-      }): { port: number };
-    };
-  };
-  if (runtime.Deno !== undefined) {
-    return new Promise((resolve) =>
-      runtime.Deno!.serve({
-        port,
-        hostname: "127.0.0.1",
-        onListen: (address) => resolve(`http://127.0.0.1:${address.port}`),
-      }, handler)
-    );
-  }
-  if (runtime.Bun !== undefined) {
-    const server = runtime.Bun.serve({
-      port,
-      hostname: "127.0.0.1",
-      fetch: handler,
-    });
-    return Promise.resolve(`http://127.0.0.1:${server.port}`);
-  }
-  return import("@hono/node-server").then(({ serve }) =>
-    new Promise((resolve) =>
-      serve(
-        { fetch: handler, port, hostname: "127.0.0.1" },
-        (address) => resolve(`http://127.0.0.1:${address.port}`),
-      )
-    )
-  );
-}
-
 const mode = process.argv[2] ?? "api";
 const port = Number(process.env.PORT ?? 0);
 if (mode === "api") {
@@ -155,6 +106,6 @@ if (mode === "api") {
   };
   const handler = handlers[mode];
   if (handler === undefined) throw new Error(`unknown mode ${mode}`);
-  console.log(await serveBare(handler, port));
+  console.log(await serveOnRuntime(handler, port));
   process.on("SIGTERM", () => process.exit(0));
 }

@@ -38,6 +38,7 @@ import { bearerAuth } from "hono/bearer-auth";
 import { requestId, type RequestIdVariables } from "hono/request-id";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { apiFixtures } from "../test/support/api_fixtures.ts";
+import { serveOnRuntime } from "./runtime_server.ts";
 
 /** The part of zod this peer uses. */
 interface Zod {
@@ -161,59 +162,9 @@ export async function honoPeer(): Promise<Hono<PeerEnv>> {
   return app;
 }
 
-/** Serves the app as each runtime's guide shows; resolves with its URL. */
-async function serveIdiomatically(
-  app: Hono<PeerEnv>,
-  port: number,
-): Promise<string> {
-  const runtime = globalThis as unknown as {
-    Deno?: {
-      serve(
-        options: {
-          port: number;
-          hostname: string;
-          onListen(address: { port: number }): void;
-        },
-        handler: (request: Request) => Response | Promise<Response>,
-      ): unknown;
-    };
-    Bun?: {
-      serve(options: {
-        port: number;
-        hostname: string;
-        fetch: (request: Request) => Response | Promise<Response>;
-      }): { port: number };
-    };
-  };
-  if (runtime.Deno !== undefined) {
-    return await new Promise((resolve) =>
-      runtime.Deno!.serve({
-        port,
-        hostname: "127.0.0.1",
-        onListen: (address) => resolve(`http://127.0.0.1:${address.port}`),
-      }, app.fetch)
-    );
-  }
-  if (runtime.Bun !== undefined) {
-    const server = runtime.Bun.serve({
-      port,
-      hostname: "127.0.0.1",
-      fetch: app.fetch,
-    });
-    return `http://127.0.0.1:${server.port}`;
-  }
-  const { serve } = await import("@hono/node-server");
-  return await new Promise((resolve) =>
-    serve(
-      { fetch: app.fetch, port, hostname: "127.0.0.1" },
-      (address) => resolve(`http://127.0.0.1:${address.port}`),
-    )
-  );
-}
-
 if (import.meta.main) {
-  const url = await serveIdiomatically(
-    await honoPeer(),
+  const url = await serveOnRuntime(
+    (await honoPeer()).fetch,
     Number(process.env.PORT ?? 0),
   );
   console.log(url);
