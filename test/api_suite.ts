@@ -640,10 +640,10 @@ export function runApiSuite(name: string, makeStore: StoreFactory): void {
         ]);
       });
 
-      it("EMPTY: 400 TRIGGER_NOT_CONFIGURED", async () => {
+      it("EMPTY: 409 TRIGGER_NOT_CONFIGURED", async () => {
         await assertError(
           await client.triggerTest(FLOWS.empty),
-          400,
+          409,
           "TRIGGER_NOT_CONFIGURED",
         );
       });

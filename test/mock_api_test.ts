@@ -124,6 +124,32 @@ describe("createMockApi with MSW setupServer", () => {
     });
   });
 
+  it("a small body on a route that takes none is ignored, as FastAPI does", async () => {
+    const trigger = `/v1/workflow/${FLOWS.webhook}/trigger/test`;
+    const without = await call("POST", trigger);
+    for (const body of [{}, null, [], { dry_run: true }]) {
+      const response = await call("POST", trigger, TOKENS.owner, body);
+      assert.equal(response.status, 200, JSON.stringify(body));
+      assert.deepEqual(await response.json(), await without.clone().json());
+    }
+    const bad = await call(
+      "POST",
+      "/v1/workflow/nope/trigger/test",
+      TOKENS.owner,
+      {},
+    );
+    assert.equal(bad.status, 422);
+    assert.equal((await bad.json()).detail[0].type, "uuid_parsing");
+    const deleted = await call(
+      "DELETE",
+      `/v1/integration/${INTEGRATIONS.http}`,
+      TOKENS.owner,
+      {},
+    );
+    assert.equal(deleted.status, 204);
+    await api.reset();
+  });
+
   it("validation, auth and role errors are the real ones", async () => {
     const invalid = await call("POST", "/v1/call/message/bulk", TOKENS.owner, {
       call_ids: [],
@@ -151,7 +177,7 @@ describe("createMockApi with MSW setupServer", () => {
       "POST",
       `/v1/workflow/${FLOWS.empty}/trigger/test`,
     );
-    assert.equal(empty.status, 400);
+    assert.equal(empty.status, 409);
     assert.equal((await empty.json()).error_code, "TRIGGER_NOT_CONFIGURED");
   });
 

@@ -209,8 +209,8 @@ const replays: Record<ExampleName, () => Promise<Response>> = {
   bodyTooLarge: () => bulk(new Uint8Array(1024 * 1024 + 1)),
   bodyNotTaken: () =>
     ask("POST", trigger(EXAMPLE_IDS.scheduleFlow), {
-      headers: bearer("member"),
-      body: "{}",
+      headers: { ...bearer("member"), "content-length": "65537" },
+      body: " ".repeat(65537),
     }),
   tooManyFailedAuthentications: async () => {
     const handler = await demoServer({

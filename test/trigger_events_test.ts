@@ -418,12 +418,12 @@ describe("webhook trigger", () => {
 });
 
 describe("EMPTY trigger", () => {
-  it("is refused with 400 TRIGGER_NOT_CONFIGURED", async () => {
+  it("is refused with 409 TRIGGER_NOT_CONFIGURED", async () => {
     await assert.rejects(
       sampleEvents(flow({ type: "EMPTY" }), new MemoryStore(), new Date()),
       (error: unknown) => {
         assert.ok(error instanceof HttpError);
-        assert.equal(error.status, 400);
+        assert.equal(error.status, 409);
         assert.equal(error.errorCode, "TRIGGER_NOT_CONFIGURED");
         return true;
       },
@@ -438,7 +438,7 @@ describe("EMPTY trigger", () => {
     ).then(() => undefined, (error: unknown) => error);
     assert.ok(error instanceof HttpError);
     const response = error.toResponse();
-    assert.equal(response.status, 400);
+    assert.equal(response.status, 409);
     const body = await response.json();
     assert.deepEqual(Object.keys(body).sort(), [
       "error_code",

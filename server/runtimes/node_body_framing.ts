@@ -10,10 +10,10 @@ import type { Middleware } from "../../src/http/mod.ts";
 /**
  * The pipeline step that tells the context when a request came without a
  * body, from what Node's HTTP/1.1 parser saw: neither `Content-Length` nor
- * `Transfer-Encoding` (RFC 9112, 6.3). The routing step then need not touch
- * `request.body`, which on @hono/node-server builds a whole web `Request`
- * with a stream over the socket (a trigger test or a DELETE sent as
- * `curl -X POST` or wrk sends it). Needs @hono/node-server's `{ incoming }`
+ * `Transfer-Encoding` (RFC 9112, 6.3). The mock's journal then need not
+ * touch `request.body`, which on @hono/node-server builds a whole web
+ * `Request` with a stream over the socket (a trigger test or a DELETE sent
+ * as `curl -X POST` or wrk sends it). Needs @hono/node-server's `{ incoming }`
  * beside the request (`context.runtimeArgument`); elsewhere it does nothing.
  *
  * @example

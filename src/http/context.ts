@@ -87,8 +87,9 @@ export class Context<Vars extends object = Record<never, never>> {
   /**
    * Whether the server that received the request knows it came without a
    * body (over HTTP/1.1: neither `Content-Length` nor `Transfer-Encoding`,
-   * RFC 9112, 6.3), so that the routing step need not look for one: on
-   * @hono/node-server, touching `request.body` builds a whole web `Request`.
+   * RFC 9112, 6.3), so that a step that records bodies (the mock's journal)
+   * need not look for one: on @hono/node-server, touching `request.body`
+   * builds a whole web `Request`.
    * Set by a runtime's step (`server/runtimes/node_body_framing.ts`);
    * default `false`: the body is looked at.
    */

@@ -114,62 +114,147 @@ export async function readBody(
 }
 
 /**
- * Refuses, before anything else is done with it, a request whose body is
- * over a route's limit: declared so in `Content-Length`, or, for a route
- * that takes no body (`limit` 0), any byte of a body of unknown length (a
- * runtime that hands a `GET` no body stream is told one came by its
- * `Transfer-Encoding`). A body within the limit is left for the operation
- * to read.
+ * Refuses a body that its `Content-Length` declares larger than `limit`,
+ * before a byte of it is read, for a route that takes a body of at most
+ * `limit` bytes. A body within the limit, or of unknown length, is left for
+ * the operation to read (with {@linkcode readBody}, which bounds it too).
  *
  * @param request The request.
- * @param limit The largest body the route takes, in bytes; 0 for none.
- * @param timeoutMs How long the first byte of a body of unknown length may
- * take, for a route that takes none. Default {@linkcode BODY_TIMEOUT_MS}.
+ * @param limit The largest body the route takes, in bytes.
  * @throws {HttpError} 413 `PAYLOAD_TOO_LARGE` (see
  * {@linkcode payloadTooLarge}).
- * @throws {ClientGoneError} when a body of unknown length, for a route that
- * takes none, breaks off or does not arrive in time.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { refuseLargeBody } from "./request_body.ts";
+ * import { refuseDeclaredOver } from "./request_body.ts";
  *
- * const get = new Request("http://x/healthz", {
- *   headers: { "content-length": "20971520" },
- * });
- * await assert.rejects(refuseLargeBody(get, 0), { status: 413 });
- * const post = new Request("http://x/", { method: "POST", body: "{}" });
- * await refuseLargeBody(post, 1024); // within the limit: left unread
- * assert.equal(post.bodyUsed, false);
+ * const declared = (length: number) =>
+ *   new Request("http://x/", {
+ *     method: "POST",
+ *     headers: { "content-length": `${length}` },
+ *   });
+ * assert.throws(() => refuseDeclaredOver(declared(2048), 1024), { status: 413 });
+ * refuseDeclaredOver(declared(1024), 1024); // within the limit: left unread
  * ```
  */
-export async function refuseLargeBody(
+export function refuseDeclaredOver(request: Request, limit: number): void {
+  if (declaredLength(request) > limit) throw payloadTooLarge(limit);
+}
+
+/**
+ * Whether a request's headers say a body came with it: a `Content-Length`
+ * over 0, or a `Transfer-Encoding` (RFC 9112, 6.3: an HTTP/1.1 request with
+ * neither has none). The headers, not `request.body`, tell: Node's and
+ * Deno's servers hand a `POST` without a body an empty stream, which costs
+ * to build and to read.
+ *
+ * @param request The request.
+ * @returns Whether it declares a body.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { declaresBody } from "./request_body.ts";
+ *
+ * const post = (headers: Record<string, string>) =>
+ *   new Request("http://x/", { method: "POST", headers });
+ * assert.equal(declaresBody(post({})), false);
+ * assert.equal(declaresBody(post({ "content-length": "0" })), false);
+ * assert.equal(declaresBody(post({ "content-length": "2" })), true);
+ * assert.equal(declaresBody(post({ "transfer-encoding": "chunked" })), true);
+ * ```
+ */
+export function declaresBody(request: Request): boolean {
+  return declaredLength(request) > 0 ||
+    request.headers.has("transfer-encoding");
+}
+
+/**
+ * A body small enough to read whole at no risk: 64 KiB. A route that takes
+ * no body reads and drops one up to this size (see
+ * {@linkcode discardSmallBody}); and a body left unread up to this size is
+ * read to its end by the server after the answer, to keep the connection,
+ * which costs less than a new one (a JSON body with an expired token is
+ * refused before it is read). Past it, the connection is closed.
+ */
+export const SMALL_BODY_BYTES = 64 * 1024;
+
+/** The 413's message on a route that takes no body. */
+const NOT_TAKEN =
+  `This route takes no request body, and ignores one of at most ${SMALL_BODY_BYTES} bytes`;
+
+/**
+ * Reads and drops the body a request sent to a route that takes none, as
+ * FastAPI ignores it, so that the answer is the one the same request gets
+ * without it: a body of at most {@linkcode SMALL_BODY_BYTES} (what clients
+ * send without thinking: `requests.post(url, json={})`, `curl --json '{}'`).
+ * A larger one is refused with 413 `PAYLOAD_TOO_LARGE`: declared so in
+ * `Content-Length`, before a byte is read; streamed, as soon as it passes
+ * the bound, with `Connection: close` and the rest unread. A body the
+ * runtime says came (`Transfer-Encoding`) but hands over no stream of (a
+ * chunked `GET`) cannot be bounded, and is refused the same way. Call it
+ * only for a request that {@linkcode declaresBody}.
+ *
+ * @param request The request.
+ * @param timeoutMs How long the body may take to arrive. Default
+ * {@linkcode BODY_TIMEOUT_MS}.
+ * @throws {HttpError} 413 `PAYLOAD_TOO_LARGE` (see
+ * {@linkcode payloadTooLarge}).
+ * @throws {ClientGoneError} when the body breaks off or does not arrive in
+ * time.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { discardSmallBody } from "./request_body.ts";
+ *
+ * const post = (body: string) =>
+ *   new Request("http://x/", {
+ *     method: "POST",
+ *     headers: { "content-length": `${body.length}` },
+ *     body,
+ *   });
+ * const small = post("{}");
+ * await discardSmallBody(small);
+ * assert.equal(small.bodyUsed, true); // read, and dropped
+ * await assert.rejects(discardSmallBody(post(" ".repeat(70_000))), {
+ *   status: 413,
+ * });
+ * ```
+ */
+export async function discardSmallBody(
   request: Request,
-  limit: number,
   timeoutMs: number = BODY_TIMEOUT_MS,
 ): Promise<void> {
-  if (declaredLength(request) > limit) throw payloadTooLarge(limit);
-  if (limit > 0 || request.headers.has("content-length")) return;
-  if (request.body !== null) {
-    const { truncated } = await readBodyStart(request, 0, timeoutMs);
-    if (truncated) throw payloadTooLarge(0, { closing: true });
-  } else if (request.headers.has("transfer-encoding")) {
-    throw payloadTooLarge(0, { closing: true });
+  if (declaredLength(request) > SMALL_BODY_BYTES) {
+    throw payloadTooLarge(SMALL_BODY_BYTES, { message: NOT_TAKEN });
+  }
+  if (request.body === null) {
+    // Declared in length, the runtime reads the rest itself; chunked, it
+    // would read whatever comes.
+    if (!request.headers.has("transfer-encoding")) return;
+    throw payloadTooLarge(SMALL_BODY_BYTES, {
+      message: NOT_TAKEN,
+      closing: true,
+    });
+  }
+  const { truncated } = await readBodyStart(
+    request,
+    SMALL_BODY_BYTES,
+    timeoutMs,
+  );
+  if (truncated) {
+    throw payloadTooLarge(SMALL_BODY_BYTES, {
+      message: NOT_TAKEN,
+      closing: true,
+    });
   }
 }
 
 /**
- * The most of a body left unread that the server may read to its end after
- * the answer, to keep the connection: 64 KiB, what a client sends with a
- * request that is refused before its body is read (a JSON body with an
- * expired token), and what costs the server less than a new connection.
- */
-export const DRAINED_BODY_BYTES = 64 * 1024;
-
-/**
  * Whether a request came with a body that nobody read and that its headers
- * declare larger than {@linkcode DRAINED_BODY_BYTES}, or of unknown length
+ * declare larger than {@linkcode SMALL_BODY_BYTES}, or of unknown length
  * (`Transfer-Encoding`): an answer to it asks to close the connection, or
  * the server would read the rest, whatever its size, before the next
  * request. (Deno hands some requests without a body an empty stream: the
@@ -196,7 +281,7 @@ export const DRAINED_BODY_BYTES = 64 * 1024;
  */
 export function leavesLargeBody(request: Request): boolean {
   if (request.bodyUsed) return false;
-  return declaredLength(request) > DRAINED_BODY_BYTES ||
+  return declaredLength(request) > SMALL_BODY_BYTES ||
     request.headers.has("transfer-encoding");
 }
 
@@ -209,8 +294,7 @@ export function leavesLargeBody(request: Request): boolean {
  *
  * @param limit The limit, in bytes.
  * @param options The message (default: `Request body is larger than
- * <limit> bytes`, or for 0 `This route takes no request body`), and whether
- * to close.
+ * <limit> bytes`), and whether to close.
  * @returns The error.
  *
  * @example
@@ -218,7 +302,7 @@ export function leavesLargeBody(request: Request): boolean {
  * import assert from "node:assert/strict";
  * import { payloadTooLarge } from "./request_body.ts";
  *
- * const response = payloadTooLarge(0, { closing: true }).toResponse();
+ * const response = payloadTooLarge(1024, { closing: true }).toResponse();
  * assert.equal(response.status, 413);
  * assert.equal(response.headers.get("connection"), "close");
  * ```
@@ -230,10 +314,7 @@ export function payloadTooLarge(
   return new HttpError(
     413,
     "PAYLOAD_TOO_LARGE",
-    options.message ??
-      (limit === 0
-        ? "This route takes no request body"
-        : `Request body is larger than ${limit} bytes`),
+    options.message ?? `Request body is larger than ${limit} bytes`,
     options.closing ? { headers: { connection: "close" } } : {},
   );
 }

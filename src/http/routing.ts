@@ -1,13 +1,17 @@
 /**
  * The routing step: finds a request's route, says on the context what it
- * leads to, and refuses a body the route does not take.
+ * leads to, and bounds the request's body by what the route takes.
  *
  * @module
  */
 import { HttpError } from "./http_error.ts";
 import type { Middleware } from "./pipeline.ts";
 import { PRIVATE_HEADERS } from "./hardening_headers.ts";
-import { refuseLargeBody } from "./request_body.ts";
+import {
+  declaresBody,
+  discardSmallBody,
+  refuseDeclaredOver,
+} from "./request_body.ts";
 import type { Router } from "./router.ts";
 import type { Endpoint } from "../operations/mod.ts";
 
@@ -16,13 +20,15 @@ import type { Endpoint } from "../operations/mod.ts";
  * answers 404 (no route has the path) or 405 (another method has it).
  * What a token gives access to, refusals included, is never stored: the
  * answers of a route that needs one, and a 405 on its path, carry
- * `Cache-Control: no-store`. A body over the route's `bodyLimit` is refused
- * with 413 before anything else reads it (unless `context.bodyless` says
- * there is none).
+ * `Cache-Control: no-store`. A body declared over the route's `bodyLimit`
+ * is refused with 413 before anything else reads it; on a route that takes
+ * none, a small body is read and dropped, so that the answer is the one
+ * the request gets without it, and a larger one refused (see
+ * `discardSmallBody`). Whether a body came, the headers tell.
  *
  * @param router The routes.
  * @param bodyTimeoutMs How long a body the route does not take may take to
- *   arrive while it is checked for being empty.
+ *   arrive while it is read to be dropped.
  * @returns The step.
  *
  * @example
@@ -72,9 +78,12 @@ export function routeRequests(
     if (target.authenticated) {
       context.headers = { ...PRIVATE_HEADERS, ...context.headers };
     }
-    return context.bodyless
-      ? next()
-      : refuseLargeBody(request, target.bodyLimit ?? 0, bodyTimeoutMs)
-        .then(next);
+    if (target.bodyLimit !== undefined) {
+      refuseDeclaredOver(request, target.bodyLimit);
+      return next();
+    }
+    return declaresBody(request)
+      ? discardSmallBody(request, bodyTimeoutMs).then(next)
+      : next();
   };
 }

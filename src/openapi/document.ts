@@ -90,7 +90,7 @@ const unexpected = errorResponse(
 const validationError = (names: readonly ExampleName[]) =>
   jsonResponse("Validation Error", ref("HTTPValidationError"), names);
 const bodyNotTaken = errorResponse(
-  "A request body on a route that takes none (`PAYLOAD_TOO_LARGE`); the connection is closed when the body is large or of unknown length",
+  "A request body over 64 KiB on a route that takes none (`PAYLOAD_TOO_LARGE`), and the connection closed; a smaller one is read and ignored",
   ["bodyNotTaken"],
 );
 const tooManyFailedAuthentications = errorResponse(
@@ -383,10 +383,6 @@ export const openApiDocument: OpenApiDocument = {
             ref("TriggerTestResponse"),
             ["scheduleEvents", "callEndedEvents", "webhookEvents"],
           ),
-          "400": errorResponse(
-            "The trigger is EMPTY (`TRIGGER_NOT_CONFIGURED`)",
-            ["triggerNotConfigured"],
-          ),
           "401": unauthorized,
           "403": errorResponse(
             "The role may not test triggers (`UNAUTHORIZED_ROLE`)",
@@ -397,6 +393,10 @@ export const openApiDocument: OpenApiDocument = {
             ["flowNotFound"],
           ),
           "405": methodNotAllowed,
+          "409": errorResponse(
+            "The flow's trigger is EMPTY (`TRIGGER_NOT_CONFIGURED`): the request is well formed, the flow's state forbids it",
+            ["triggerNotConfigured"],
+          ),
           "413": bodyNotTaken,
           "422": validationError(["badFlowId"]),
           "429": tooManyFailedAuthentications,

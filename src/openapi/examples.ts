@@ -181,9 +181,9 @@ export const examples = {
     "Request body is larger than 1048576 bytes",
   ),
   bodyNotTaken: error(
-    "A body sent to a route that takes none",
+    "A body over 64 KiB sent to a route that takes none",
     "PAYLOAD_TOO_LARGE",
-    "This route takes no request body",
+    "This route takes no request body, and ignores one of at most 65536 bytes",
   ),
   tooManyFailedAuthentications: error(
     "An address past its unknown tokens in a minute",

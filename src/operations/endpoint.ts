@@ -68,9 +68,10 @@ export type Endpoint =
   )
   & {
     /**
-     * The largest request body the route takes, in bytes; a larger one is
-     * refused with 413 before anything else, its rest unread. Default 0: the
-     * route takes no body.
+     * The largest request body the route takes, in bytes; one declared
+     * larger is refused with 413 before anything else, its rest unread.
+     * Default: the route takes no body, and reads and drops a small one
+     * (see `discardSmallBody`).
      */
     bodyLimit?: number;
   };

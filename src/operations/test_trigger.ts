@@ -12,13 +12,15 @@ import type { GrantedContext, Operation } from "./endpoint.ts";
 
 /**
  * A flow's sample events, under the spec's rule for a flow that nothing
- * starts: its `EMPTY` trigger is refused with 400 `TRIGGER_NOT_CONFIGURED`.
+ * starts: its `EMPTY` trigger is refused with 409 `TRIGGER_NOT_CONFIGURED`
+ * (the request is well formed; the flow's state forbids it: RFC 9110,
+ * 15.5.10).
  *
  * @param flow The flow whose trigger runs.
  * @param store Where a `call_ended` trigger finds calls.
  * @param now The current time.
  * @returns The events, for `{"events": [...]}`.
- * @throws {HttpError} 400 `TRIGGER_NOT_CONFIGURED` for an `EMPTY` trigger.
+ * @throws {HttpError} 409 `TRIGGER_NOT_CONFIGURED` for an `EMPTY` trigger.
  *
  * @example
  * ```ts
@@ -37,7 +39,7 @@ import type { GrantedContext, Operation } from "./endpoint.ts";
  * );
  * await assert.rejects(
  *   sampleEvents({ ...flow, trigger: { type: "EMPTY" } }, new MemoryStore(), new Date()),
- *   { status: 400, errorCode: "TRIGGER_NOT_CONFIGURED" },
+ *   { status: 409, errorCode: "TRIGGER_NOT_CONFIGURED" },
  * );
  * ```
  */
@@ -49,7 +51,7 @@ export async function sampleEvents(
   const { trigger } = flow;
   if (trigger.type === "EMPTY") {
     throw new HttpError(
-      400,
+      409,
       "TRIGGER_NOT_CONFIGURED",
       `Flow ${flow.flowId} has no trigger configured`,
     );
@@ -67,7 +69,7 @@ export interface TestTriggerSettings {
 
 /**
  * The operation that runs the flow's trigger in test mode: 200
- * `{"events": [...]}`, 404 `FLOW_NOT_FOUND`, or 400 `TRIGGER_NOT_CONFIGURED`
+ * `{"events": [...]}`, 404 `FLOW_NOT_FOUND`, or 409 `TRIGGER_NOT_CONFIGURED`
  * for an `EMPTY` trigger.
  *
  * @param settings The store and the clock.

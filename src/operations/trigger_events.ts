@@ -21,7 +21,7 @@ export type ConfiguredTrigger = Exclude<Trigger, { type: "EMPTY" }>;
 
 /**
  * The sample events of a trigger (an `EMPTY` one has none: the operation
- * answers it with 400 `TRIGGER_NOT_CONFIGURED`).
+ * answers it with 409 `TRIGGER_NOT_CONFIGURED`).
  *
  * - `webhook`: its `sample_payload`, as the one event.
  * - `call_ended`: the project's latest calls, newest first, at most 3, as
