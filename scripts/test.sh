@@ -1,57 +1,58 @@
 #!/usr/bin/env bash
-# The whole check: format, lint and types with Deno's toolchain, then the test
-# suite under Node, Deno and Bun (all three from devDependencies). Needs no
+# The whole check: format, lint and types with Deno's toolchain, the test suite
+# under Node, Deno and Bun (all three from devDependencies), the deploy targets,
+# the packed package in fresh projects and the browser tests. Needs no
 # database: without DATABASE_URL the Postgres tests use an embedded PGlite and
 # those that need a real server skip; scripts/test_postgres.sh runs them.
+#
+# Most of the suite waits (real deadlines, child servers starting, installs),
+# so the stages of one group run side by side (scripts/stages.sh): each line
+# below is one stage, `stage GROUP "title" command...`; a new stage is one more
+# line. Each stage's output is printed whole, in this order; any failing stage
+# fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 
-step() { printf '\n== %s\n' "$*"; }
+source scripts/stages.sh
 source scripts/ensure_optional_deps.sh
 
-step "deno fmt --check"
-deno fmt --check
-step "deno lint"
-deno lint
-step "deno check"
-deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
-step "deno check: the core against the DOM and ES libraries alone (no Deno, Node or Bun types)"
-deno check --config test/core_tsconfig.json mod.ts src/
-step "deno doc --lint"
-deno doc --lint mod.ts mock/mod.ts mock/msw.ts postgres/mod.ts server/mod.ts server/worker.ts
+source scripts/pack_once.sh
 
-step "deno test --doc (the JSDoc examples)"
-deno test --doc --allow-all --quiet mod.ts src/ server/ postgres/ mock/
+# Test files each runtime runs at once (each file its own process or worker).
+jobs="${TEST_JOBS:-4}"
 
-step "node --test ($(node --version))"
-node --test --test-concurrency=1 'test/**/*_test.ts'
-step "deno test ($(deno --version | head -1))"
-deno test --allow-all --quiet test/
-step "bun test (bun $(bun --version))"
-bun test --timeout 60000 ./test/
+stage 1 "deno fmt --check, deno lint, deno check (all, then the core on DOM and ES libraries alone), deno doc --lint, deno publish --dry-run" \
+  bash -c 'set -e
+    deno fmt --check
+    deno lint
+    deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
+    deno check --config test/core_tsconfig.json mod.ts src/
+    deno doc --lint mod.ts mock/mod.ts mock/msw.ts postgres/mod.ts server/mod.ts server/worker.ts
+    deno publish --dry-run --allow-dirty --quiet'
+stage 1 "deno test --doc (the JSDoc examples)" \
+  deno test --doc --allow-all --quiet mod.ts src/ server/ postgres/ mock/
+stage 1 "node --test ($(node --version))" \
+  node --test --test-concurrency="$jobs" 'test/**/*_test.ts'
+stage 1 "deno test ($(deno --version | head -1))" \
+  env DENO_JOBS="$jobs" deno test --allow-all --quiet --parallel test/
+stage 1 "bun test (bun $(bun --version))" \
+  bun test --timeout 60000 --parallel="$jobs" ./test/
 
-step "deno publish --dry-run (JSR package)"
-deno publish --dry-run --allow-dirty --quiet
-step "deploy targets: ./server under deno serve, bun and node, the Worker under workerd, a fresh machine"
-node --test --test-concurrency=1 --test-timeout=300000 test/deploy/server_entry.ts \
-  test/deploy/workerd.ts test/deploy/fresh_machine.ts
+stage 2 "deploy targets: ./server under deno serve, bun and node, the Worker under workerd, a fresh machine" \
+  node --test --test-concurrency=3 --test-timeout=300000 \
+  test/deploy/server_entry.ts test/deploy/workerd.ts test/deploy/fresh_machine.ts
+stage 2 "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin, serve, old Node refused" \
+  node --test --test-timeout=300000 test/consumer/packed_package.ts
+stage 2 "README's Deploying snippets as written: every launcher stops on SIGTERM, wrangler dev, edge-runtime" \
+  node --test --test-timeout=300000 test/deploy/readme_deploy.ts
+stage 2 "mock under MSW setupWorker in headless Chromium; reference page at /docs in headless Chromium, offline" \
+  node --test --test-concurrency=2 --test-timeout=180000 \
+  test/browser/service_worker.ts test/browser/reference_page.ts
+stage 2 "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval" \
+  node --test --test-concurrency=2 --test-timeout=300000 \
+  test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
+stage 2 "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH" \
+  node --test --test-timeout=300000 test/consumer/mock_executable.ts
 
-# One npm pack for the tests that install the package.
-pack_dir="$(mktemp -d)"
-trap 'rm -rf "$pack_dir"' EXIT
-npm pack --silent --pack-destination "$pack_dir" >/dev/null
-CALLFLOW_TARBALL="$(ls "$pack_dir"/*.tgz)"
-export CALLFLOW_TARBALL
-step "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin, serve, old Node refused"
-node --test --test-timeout=300000 test/consumer/packed_package.ts
-step "README's Deploying snippets as written: every launcher stops on SIGTERM, wrangler dev, edge-runtime"
-node --test --test-timeout=300000 test/deploy/readme_deploy.ts
-step "mock under MSW setupWorker in headless Chromium"
-node --test --test-timeout=120000 test/browser/service_worker.ts
-step "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval"
-node --test --test-concurrency=1 --test-timeout=300000 test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
-step "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH"
-node --test --test-timeout=300000 test/consumer/mock_executable.ts
-step "reference page at /docs in headless Chromium, offline"
-node --test --test-timeout=180000 test/browser/reference_page.ts
+run_stages

@@ -3,7 +3,9 @@
 # (its role needs CREATEDB): `npm test` without it runs them on the embedded
 # PGlite or skips them (backends killed, PgBouncer in front, a streaming
 # replica, a failover, server-side timeouts, real concurrency). `.ci/run` runs
-# this after `npm test`.
+# this after `npm test`. Each test file makes its own database (and its own
+# clusters, on ports of test/support/port_range.ts), so the stages run side by
+# side (scripts/stages.sh; a new stage is one more line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -13,16 +15,20 @@ if [ -z "${DATABASE_URL:-}" ]; then
   exit 1
 fi
 
-step() { printf '\n== %s\n' "$*"; }
+source scripts/stages.sh
 source scripts/ensure_optional_deps.sh
+source scripts/pack_once.sh
 
 tests=(test/postgres_*_test.ts)
-step "node --test on PostgreSQL ($(node --version), ${#tests[@]} files)"
-node --test --test-concurrency=1 "${tests[@]}"
-step "deno test on PostgreSQL ($(deno --version | head -1))"
-deno test --allow-all --quiet "${tests[@]}"
-step "bun test on PostgreSQL (bun $(bun --version))"
-bun test --timeout 120000 "${tests[@]/#/./}"
+jobs="${TEST_JOBS:-2}"
 
-step "kill test on the packed package with postgres.js from the registry, under Node, Deno and Bun"
-node --test --test-timeout=600000 test/consumer/packed_postgres_kill.ts
+stage 1 "node --test on PostgreSQL ($(node --version), ${#tests[@]} files)" \
+  node --test --test-concurrency="$jobs" "${tests[@]}"
+stage 1 "deno test on PostgreSQL ($(deno --version | head -1))" \
+  env DENO_JOBS="$jobs" deno test --allow-all --quiet --parallel "${tests[@]}"
+stage 1 "bun test on PostgreSQL (bun $(bun --version))" \
+  bun test --timeout 120000 --parallel="$jobs" "${tests[@]/#/./}"
+stage 1 "kill test on the packed package with postgres.js from the registry, under Node, Deno and Bun" \
+  node --test --test-timeout=600000 test/consumer/packed_postgres_kill.ts
+
+run_stages

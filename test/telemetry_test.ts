@@ -191,7 +191,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
         "no /usr/bin/prometheus (apt-get install prometheus)",
     },
     async () => {
-      const metricsPort = await freePortInRange(45100);
+      const metricsPort = await freePortInRange(45100, 45599);
       const server = await startServer({
         FIXTURES: await fixturesFile(dir),
         OTEL_SERVICE_NAME: "callflow-telemetry-test",
@@ -208,7 +208,7 @@ describe("OpenTelemetry from the OTEL_* variables, a server process", () => {
           .replace("localhost:9464", `127.0.0.1:${metricsPort}`);
         prometheus = await startPrometheus(
           config,
-          await freePortInRange(45200),
+          await freePortInRange(45600, 45999),
         );
         await readCallMessages(server.url, { traceparent: TRACEPARENT });
         const missing = await fetch(

@@ -1,0 +1,78 @@
+# Runs a list of stages in groups: the stages of one group side by side, each
+# with its output captured, then printed in the order they were declared, the
+# groups one after the other. Stops after the first group in which a stage
+# failed, naming it, and exits non-zero. Sourced by scripts/test.sh and
+# scripts/test_postgres.sh:
+#
+#   stage 1 "deno lint" deno lint
+#   stage 2 "node --test" node --test 'test/**/*_test.ts'
+#   run_stages
+#
+# A stage's command runs in a subshell with its own environment; a stage that
+# needs the shell (a pipe, a variable set for it) is `bash -c '...'`.
+
+stage_groups=()
+stage_titles=()
+stage_commands=()
+
+# Declares a stage: its group (a number, lower first), its title, its command.
+stage() {
+  local group="$1" title="$2"
+  shift 2
+  stage_groups+=("$group")
+  stage_titles+=("$title")
+  stage_commands+=("$(printf '%q ' "$@")")
+}
+
+# Runs the declared stages; prints each stage's output and time, then a table
+# of the times.
+run_stages() {
+  local logs
+  logs="$(mktemp -d)"
+  local started=$SECONDS failed=() summary=()
+  local groups
+  groups="$(printf '%s\n' "${stage_groups[@]}" | sort -n -u)"
+  local group index
+  for group in $groups; do
+    local members=() pids=()
+    for index in "${!stage_groups[@]}"; do
+      [[ "${stage_groups[$index]}" == "$group" ]] || continue
+      members+=("$index")
+      printf '%s\n' "$SECONDS" >"$logs/$index.start"
+      (
+        set +e
+        eval "${stage_commands[$index]}" >"$logs/$index.log" 2>&1
+        status=$?
+        printf '%s\n' "$SECONDS" >"$logs/$index.end"
+        exit "$status"
+      ) &
+      pids+=("$!")
+    done
+    printf '\n==== group %s: %s\n' "$group" "$(for index in "${members[@]}"; do
+      printf '[%s] ' "${stage_titles[$index]}"
+    done)"
+    local position
+    for position in "${!members[@]}"; do
+      index="${members[$position]}"
+      local status=0
+      wait "${pids[$position]}" || status=$?
+      local seconds=$(($(cat "$logs/$index.end") - $(cat "$logs/$index.start")))
+      printf '\n== %s (%s s)\n' "${stage_titles[$index]}" "$seconds"
+      cat "$logs/$index.log"
+      summary+=("$(printf '%5s s  group %s  %s' "$seconds" "$group" \
+        "${stage_titles[$index]}")")
+      if ((status != 0)); then
+        printf '\n!! FAILED (exit %s): %s\n' "$status" "${stage_titles[$index]}"
+        failed+=("${stage_titles[$index]}")
+      fi
+    done
+    ((${#failed[@]} == 0)) || break
+  done
+  printf '\n==== stage times (wall %s s in all)\n' "$((SECONDS - started))"
+  printf '%s\n' "${summary[@]}"
+  rm -rf "$logs"
+  if ((${#failed[@]} != 0)); then
+    printf '\nFAILED: %s\n' "${failed[@]}"
+    return 1
+  fi
+}
