@@ -24,8 +24,8 @@ stage() {
   stage_commands+=("$(printf '%q ' "$@")")
 }
 
-# Runs the declared stages; prints each stage's output and time, then a table
-# of the times.
+# Runs the declared stages; prints each stage's output, wall time and CPU time
+# (of its processes, user and system), then a table of the times.
 run_stages() {
   local logs
   logs="$(mktemp -d)"
@@ -44,6 +44,12 @@ run_stages() {
         eval "${stage_commands[$index]}" >"$logs/$index.log" 2>&1
         status=$?
         printf '%s\n' "$SECONDS" >"$logs/$index.end"
+        # The CPU time of the stage's processes (user and system), in seconds.
+        times >"$logs/$index.times"
+        awk 'NR == 2 {
+          split($1, u, /[ms]/); split($2, s, /[ms]/)
+          printf "%d\n", u[1] * 60 + u[2] + s[1] * 60 + s[2]
+        }' "$logs/$index.times" >"$logs/$index.cpu"
         exit "$status"
       ) &
       pids+=("$!")
@@ -57,10 +63,13 @@ run_stages() {
       local status=0
       wait "${pids[$position]}" || status=$?
       local seconds=$(($(cat "$logs/$index.end") - $(cat "$logs/$index.start")))
-      printf '\n== %s (%s s)\n' "${stage_titles[$index]}" "$seconds"
+      local cpu
+      cpu="$(cat "$logs/$index.cpu")"
+      printf '\n== %s (%s s, CPU %s s)\n' "${stage_titles[$index]}" "$seconds" \
+        "$cpu"
       cat "$logs/$index.log"
-      summary+=("$(printf '%5s s  group %s  %s' "$seconds" "$group" \
-        "${stage_titles[$index]}")")
+      summary+=("$(printf '%5s s  CPU %5s s  group %s  %s' "$seconds" "$cpu" \
+        "$group" "${stage_titles[$index]}")")
       if ((status != 0)); then
         printf '\n!! FAILED (exit %s): %s\n' "$status" "${stage_titles[$index]}"
         failed+=("${stage_titles[$index]}")

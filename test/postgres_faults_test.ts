@@ -417,12 +417,15 @@ describe("Postgres store: faults", () => {
 
   it("holds no connection while an export's reader stalls, and goes on after", async () => {
     await harness.freshStore(fixtures).then(({ close }) => close());
-    const store = storeThroughProxy({ exportBatchSize: 5, timeout: 300 });
+    // An export holding the pool's connection through the stall would make
+    // the read below wait past its deadline (a loaded machine's queries
+    // take far less than it).
+    const store = storeThroughProxy({ exportBatchSize: 5, timeout: 1500 });
     try {
       const chunks = store.transcripts(P, allCalls)[Symbol.asyncIterator]();
       const first = await chunks.next();
       assert.equal(first.done, false);
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await new Promise((resolve) => setTimeout(resolve, 2000));
       // The pool (of one connection on PGlite) serves others meanwhile...
       assert.equal((await store.callMessages(P, call(1)))?.length, MESSAGES);
       // ...and the export, past its deadline, resumes where it stopped.
