@@ -19,7 +19,13 @@ source scripts/stages.sh
 source scripts/ensure_optional_deps.sh
 source scripts/pack_once.sh
 
-tests=(test/postgres_*_test.ts)
+# The failover scenario (two clusters, PgBouncer, a server under load for
+# half a minute) runs under one runtime at a time, beside the other files.
+failover=test/postgres_failover_test.ts
+tests=()
+for file in test/postgres_*_test.ts; do
+  [[ "$file" == "$failover" ]] || tests+=("$file")
+done
 jobs="${TEST_JOBS:-2}"
 
 stage 1 "node --test on PostgreSQL ($(node --version), ${#tests[@]} files)" \
@@ -28,6 +34,9 @@ stage 1 "deno test on PostgreSQL ($(deno --version | head -1))" \
   env DENO_JOBS="$jobs" deno test --allow-all --quiet --parallel "${tests[@]}"
 stage 1 "bun test on PostgreSQL (bun $(bun --version))" \
   bun test --timeout 120000 --parallel="$jobs" "${tests[@]/#/./}"
+stage 1 "the failover scenario under Node, then Deno, then Bun" \
+  bash -c 'set -e; node --test "$1"; deno test --allow-all --quiet "$1"
+    bun test --timeout 120000 "./$1"' failover "$failover"
 stage 1 "kill test on the packed package with postgres.js from the registry, under Node, Deno and Bun" \
   node --test --test-timeout=600000 test/consumer/packed_postgres_kill.ts
 

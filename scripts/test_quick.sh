@@ -30,4 +30,4 @@ deno lint
 step "deno check"
 deno check "${sources[@]}"
 step "node --test ($(node --version), ${#tests[@]} files)"
-node --test --test-concurrency="${TEST_JOBS:-4}" "${tests[@]}"
+node --test --test-concurrency="${TEST_JOBS:-3}" "${tests[@]}"
