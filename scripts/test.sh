@@ -24,7 +24,7 @@ jobs="${TEST_JOBS:-3}"
 # The files whose servers are timed against signals, stalls and rates: on a
 # machine loaded by the other suites their deadlines would be missed, so
 # they run afterwards, one file at a time under each runtime.
-timed='^test/(graceful_shutdown|rolling_restart|export_fairness|export_stall|slow_clients)_test\.ts$'
+timed='^test/(graceful_shutdown|rolling_restart|export_fairness|export_stall|slow_clients|postgres_faults)_test\.ts$'
 shopt -s globstar
 tests=() timed_tests=()
 for file in test/**/*_test.ts; do
