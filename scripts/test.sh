@@ -9,6 +9,8 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 
 step() { printf '\n== %s\n' "$*"; }
 source scripts/ensure_optional_deps.sh
+# The Python of the FastAPI differential and of the Python clients' test.
+source scripts/ensure_python_env.sh
 
 step "deno fmt --check"
 deno fmt --check
@@ -51,6 +53,8 @@ step "mock under MSW setupWorker in headless Chromium"
 node --test --test-timeout=120000 test/browser/service_worker.ts
 step "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval"
 node --test --test-concurrency=1 --test-timeout=300000 test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
+step "ordinary clients (requests, httpx, axios, ky, fetch, curl --json) against the API and the mock"
+node --test --test-timeout=120000 test/consumer/ordinary_clients.ts
 step "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH"
 node --test --test-timeout=300000 test/consumer/mock_executable.ts
 step "reference page at /docs in headless Chromium, offline"
