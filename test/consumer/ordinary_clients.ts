@@ -4,7 +4,8 @@
  * (undici) and `curl --json` call them by default, with and without a `{}`
  * body, against the API server (`server/main.ts`, what `npm start` runs) and
  * the standalone mock (`callflow-api mock`), both on the demo data plus one
- * integration per deletion. Each answer is the one FastAPI gives (the
+ * integration per deletion, served by the runtime running this file (npm
+ * test runs it under Node, Deno and Bun). Each answer is the one FastAPI gives (the
  * contract's reference; scripts/fastapi_differential.py compares them at
  * large): 200 with the events, 409 for an `EMPTY` trigger, 204 then 404 for
  * a deletion, 200 with the list, the bulk export's ZIP or its 422s, and a bad
