@@ -11,4 +11,3 @@
 export * from "./authenticate.ts";
 export * from "./authentication.ts";
 export * from "./failed_auth.ts";
-export * from "./sha256.ts";

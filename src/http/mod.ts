@@ -9,7 +9,7 @@
  *
  * @module
  */
-export * from "./http_error.ts";
+export * from "../errors/mod.ts";
 export * from "./body_watch.ts";
 export * from "./context.ts";
 export * from "./hardening_headers.ts";

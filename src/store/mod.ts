@@ -11,3 +11,5 @@ export * from "./demo_fixtures.ts";
 export * from "./fixtures.ts";
 export * from "./memory_store.ts";
 export * from "./store.ts";
+export * from "./schedule.ts";
+export * from "./sha256.ts";

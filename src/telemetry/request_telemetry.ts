@@ -23,7 +23,7 @@ import {
   trace,
   type Tracer,
 } from "@opentelemetry/api";
-import type { AbortCause } from "./finished_request.ts";
+import type { AbortCause } from "../http/mod.ts";
 import type { ExportSlots } from "../operations/mod.ts";
 
 /** The instrumentation scope of everything the API reports. */
