@@ -18,6 +18,8 @@ step "deno check"
 deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
 step "deno check: the core against the DOM and ES libraries alone (no Deno, Node or Bun types)"
 deno check --config test/core_tsconfig.json mod.ts src/
+step "dependency-cruiser: no cycle, layers only import downwards (layers.json)"
+npm run --silent check:layers
 step "deno doc --lint"
 deno doc --lint mod.ts mock/mod.ts mock/msw.ts postgres/mod.ts server/mod.ts server/worker.ts
 

@@ -29,5 +29,7 @@ step "deno lint"
 deno lint
 step "deno check"
 deno check "${sources[@]}"
+step "dependency-cruiser: no cycle, layers only import downwards (layers.json)"
+npm run --silent check:layers
 step "node --test ($(node --version), ${#tests[@]} files)"
 node --test --test-concurrency=1 "${tests[@]}"
