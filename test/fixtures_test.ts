@@ -18,7 +18,10 @@ import {
   parseTrigger,
   resolveFixtures,
 } from "../src/store/fixtures.ts";
-import { describeTokens, readFixturesFile } from "../server/fixtures_file.ts";
+import {
+  describeTokens,
+  readFixturesFile,
+} from "../server/files/fixtures_file.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { hashToken } from "../src/store/sha256.ts";
 
