@@ -1,8 +1,8 @@
 /**
  * The API's operations, one module each (bulk download, call messages,
- * integration deletion, trigger test, health), the endpoint types the
- * router leads to, and what they use alone: export slots, the transcript
- * archive, trigger events and schedules.
+ * integration deletion, trigger test, health), and what they use alone:
+ * export slots, the transcript archive, trigger events. The endpoint types
+ * they are wrapped in belong to `src/http/`.
  *
  * The door of `src/operations/`: the rest of the project imports this folder
  * through this module only.
