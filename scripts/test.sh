@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole check: format, lint and types with Deno's toolchain, then the test
-# suite under Node, Deno and Bun (all three from devDependencies). Needs no
-# database: without DATABASE_URL the Postgres tests use an embedded PGlite and
-# those that need a real server skip; scripts/test_postgres.sh runs them.
+# The whole check: format, lint and types with Deno's toolchain, the layers
+# (dependency-cruiser), then the test suite under Node, Deno and Bun (all three
+# from devDependencies). Needs no database: without DATABASE_URL the Postgres
+# tests use an embedded PGlite and those that need a real server skip;
+# scripts/test_postgres.sh runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
