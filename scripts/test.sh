@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The whole check: format, lint and types with Deno's toolchain, then the test
-# suite under Node, Deno and Bun (all three from devDependencies). Needs no
-# database: without DATABASE_URL the Postgres tests use an embedded PGlite and
-# those that need a real server skip; scripts/test_postgres.sh runs them.
+# The whole check: format, lint and types with Deno's toolchain, the layers
+# (dependency-cruiser), then the test suite under Node, Deno and Bun (all three
+# from devDependencies). Needs no database: without DATABASE_URL the Postgres
+# tests use an embedded PGlite and those that need a real server skip;
+# scripts/test_postgres.sh runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -20,6 +21,8 @@ step "deno check"
 deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
 step "deno check: the core against the DOM and ES libraries alone (no Deno, Node or Bun types)"
 deno check --config test/core_tsconfig.json mod.ts src/
+step "dependency-cruiser: no cycle, layers only import downwards (layers.json)"
+npm run --silent check:layers
 step "deno doc --lint"
 deno doc --lint mod.ts mock/mod.ts mock/msw.ts postgres/mod.ts server/mod.ts server/worker.ts
 

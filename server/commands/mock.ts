@@ -25,13 +25,13 @@ import { isDroppedConnection } from "../../mock/drop_connection.ts";
 import { isLoopbackHost } from "../../mock/guard.ts";
 import { DEFAULT_JOURNAL_LIMIT } from "../../mock/journal.ts";
 import { createMockServer } from "../../mock/mock_server.ts";
-import { announceTokens } from "../fixtures_file.ts";
+import { announceTokens } from "../files/fixtures_file.ts";
 import { runtimeName, runtimeSteps, serve } from "../runtimes/mod.ts";
 import { type Command, optionValue } from "./command_line.ts";
 import { parsePort, parsePositiveInteger } from "../settings.ts";
 import { loadStartFixtures, startFixtures } from "../app.ts";
-import { referencePage } from "../reference_page.ts";
-import { onStopSignal } from "../shutdown.ts";
+import { referencePage } from "../files/reference_page.ts";
+import { onStopSignal } from "../runtimes/shutdown.ts";
 
 /** The command's help text. */
 export const MOCK_USAGE = `Usage: callflow-api mock [options]
