@@ -69,6 +69,38 @@ const decoder = new TextDecoder();
 export interface NotedRequest extends Omit<JournalEntry, "headers"> {
   /** The headers as sent, or already copied (see {@linkcode JournalEntry}). */
   headers: Headers | Record<string, string>;
+  /** The request URL's scheme and authority, e.g. `http://127.0.0.1:4010`. */
+  origin: string;
+  /** The answer's headers (copied when first read); `null` when dropped. */
+  responseHeaders: Headers | Record<string, string> | null;
+  /** The answer's body as far as the journal keeps it; see {@linkcode ResponseBody}. */
+  responseBody: ResponseBody | null;
+  /** The request token's role and project, once it was authenticated. */
+  grant: { role: string; projectId: string } | null;
+  /** The entry's number: 1 for the journal's first request, never reused. */
+  seq: number;
+}
+
+/**
+ * An answer's body as the journal keeps it, read from a clone of the
+ * response after it was handed to the server, up to the journal's body
+ * limit; past it, the bytes are dropped (`bytes: null`) and only the size is
+ * noted. Filled in while the body streams: `done` settles when it ended.
+ */
+export interface ResponseBody {
+  /** The whole body, or `null` when it was over the limit or failed. */
+  bytes: Uint8Array | null;
+  /**
+   * Its size in bytes: of the whole body; past the limit, what
+   * `Content-Length` says, else -1 (unknown).
+   */
+  size: number;
+  /** Why the body did not arrive whole (a fault cut it), if it did not. */
+  error: string | null;
+  /** Milliseconds from the answer's headers to its last byte. */
+  receiveMs: number;
+  /** Settles when the body was read (or given up). */
+  done: Promise<void>;
 }
 
 /**
@@ -95,6 +127,8 @@ export class RequestJournal {
   #entries: NotedRequest[] = [];
   #limit: number;
   #bodyLimit: number;
+  #seq = 0;
+  #clears = 0;
 
   /** @param options Entry and body limits. */
   constructor(options: JournalOptions = {}) {
@@ -114,13 +148,44 @@ export class RequestJournal {
       if (entry.headers instanceof Headers) {
         entry.headers = copyHeaders(entry.headers);
       }
-      return { ...entry, headers: { ...entry.headers } };
+      return publicEntry(entry);
     });
+  }
+
+  /**
+   * The entries with what the journal keeps beside them (origin, answer's
+   * headers and body, token's grant, sequence number), oldest first, after
+   * `after` (a {@linkcode NotedRequest.seq}) when given: what the HAR export
+   * reads. The records are the journal's own: read, do not change them.
+   *
+   * @param after Only entries numbered above this.
+   * @returns The records.
+   */
+  records(after = 0): readonly NotedRequest[] {
+    const shown = this.#entries.slice(-this.#limit);
+    const first = shown.findIndex((entry) => entry.seq > after);
+    return first === -1 ? [] : shown.slice(first);
+  }
+
+  /** The number of the newest request so far (0: none yet). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** How many bytes of each body the journal keeps. */
+  get bodyLimit(): number {
+    return this.#bodyLimit;
+  }
+
+  /** How many times the journal was cleared: a reader's cue to start over. */
+  get clears(): number {
+    return this.#clears;
   }
 
   /** Forgets every entry. */
   clear(): void {
     this.#entries = [];
+    this.#clears += 1;
   }
 
   /**
@@ -138,7 +203,13 @@ export class RequestJournal {
     const fragment = url.indexOf("#");
     const read = mayHaveBody(context) && request.body !== null;
     const { body, truncated } = read ? await this.#readBody(request) : NO_BODY;
+    const host = url.indexOf("/", url.indexOf("//") + 2);
     return {
+      origin: host === -1 ? url : url.slice(0, host),
+      responseHeaders: null,
+      responseBody: null,
+      grant: null,
+      seq: 0,
       time: isoTimeNow(),
       method: request.method,
       path: context.pathname,
@@ -178,6 +249,15 @@ export class RequestJournal {
       duration_ms: Math.round(performance.now() - context.startedAt),
       operation: context.vars.operation ?? null,
       fault: context.vars.fault ?? null,
+      responseHeaders: dropped ? null : response.headers,
+      responseBody: dropped || response.body === null
+        ? null
+        : this.#readResponse(response),
+      grant: context.grant === undefined ? null : {
+        role: context.grant.role,
+        projectId: context.grant.projectId,
+      },
+      seq: this.#seq += 1,
     };
     this.#entries.push(done);
     // Trimmed in batches: dropping the oldest entry on every request would
@@ -185,6 +265,48 @@ export class RequestJournal {
     if (this.#entries.length >= 2 * this.#limit) {
       this.#entries.splice(0, this.#entries.length - this.#limit);
     }
+  }
+
+  /**
+   * Starts reading a clone of the answer's body, up to the body limit: past
+   * it the clone is cancelled, so that a long export still streams at its
+   * client's pace (the other branch of the tee keeps what it has not sent).
+   */
+  #readResponse(response: Response): ResponseBody {
+    const started = performance.now();
+    const length = Number(response.headers.get("content-length") ?? NaN);
+    const reader = response.clone().body!.getReader();
+    const body: ResponseBody = {
+      bytes: null,
+      size: 0,
+      error: null,
+      receiveMs: 0,
+      done: Promise.resolve(),
+    };
+    const chunks: Uint8Array[] = [];
+    const limit = this.#bodyLimit;
+    body.done = (async () => {
+      try {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          body.size += value.byteLength;
+          if (body.size > limit) {
+            body.size = Number.isInteger(length) ? length : -1;
+            await reader.cancel();
+            chunks.length = 0;
+            return;
+          }
+          chunks.push(value);
+        }
+        body.bytes = concat(chunks, body.size);
+      } catch (error) {
+        body.error = (error as Error)?.message ?? String(error);
+      } finally {
+        body.receiveMs = Math.round(performance.now() - started);
+      }
+    })();
+    return body;
   }
 
   async #readBody(
@@ -204,6 +326,31 @@ export class RequestJournal {
   }
 }
 
+/** A journal record as {@linkcode JournalEntry}, headers copied. */
+function publicEntry(entry: NotedRequest): JournalEntry {
+  const {
+    origin: _origin,
+    responseHeaders: _responseHeaders,
+    responseBody: _responseBody,
+    grant: _grant,
+    seq: _seq,
+    ...shown
+  } = entry;
+  return { ...shown, headers: { ...entry.headers as Record<string, string> } };
+}
+
+/** The chunks in one array of `size` bytes. */
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
 /** What the journal notes of a request without a body. */
 const NO_BODY = { body: null, truncated: false } as const;
 
@@ -221,8 +368,22 @@ function mayHaveBody(context: Context): boolean {
     headers.get("content-length") !== "0";
 }
 
-/** The headers as a record, names lower-cased, `authorization` masked. */
-function copyHeaders(headers: Headers): Record<string, string> {
+/**
+ * The headers as a record, names lower-cased, `authorization` masked.
+ *
+ * @param headers The headers.
+ * @returns Their copy.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { copyHeaders } from "./journal.ts";
+ *
+ * const copy = copyHeaders(new Headers({ Authorization: "Bearer abc" }));
+ * assert.deepEqual(copy, { authorization: "Bearer ***" });
+ * ```
+ */
+export function copyHeaders(headers: Headers): Record<string, string> {
   const copy: Record<string, string> = {};
   for (const [name, value] of headers) {
     copy[name] = name === "authorization" ? mask(value) : value;
