@@ -137,6 +137,7 @@ const STATUS_TEXT: Record<number, string> = {
 /** A media type whose body HAR holds as text; any other is base64. */
 const TEXTUAL = /^(text\/|application\/([\w.+-]*\+)?(json|xml)\b)/i;
 const decoder = new TextDecoder();
+const encoder = new TextEncoder();
 
 /**
  * The journal's records as a HAR 1.2 document: one entry per request, oldest
@@ -190,7 +191,7 @@ function harEntry(record: NotedRequest, bodyLimit: number): HarEntry {
       record.fault === null ? "" : ` by fault ${record.fault}`
     }`
     : body?.error ?? undefined;
-  const mimeType = responseHeaders?.["content-type"] ?? "";
+  const mimeType = header(responseHeaders ?? {}, "content-type") ?? "";
   return {
     startedDateTime: record.time,
     time: record.duration_ms + receive,
@@ -228,9 +229,9 @@ function harEntry(record: NotedRequest, bodyLimit: number): HarEntry {
       cookies: [],
       headers: pairs(responseHeaders ?? {}),
       content: content(body, mimeType, bodyLimit),
-      redirectURL: responseHeaders?.location ?? "",
+      redirectURL: header(responseHeaders ?? {}, "location") ?? "",
       headersSize: -1,
-      bodySize: body === null ? 0 : body.bytes === null ? -1 : body.size,
+      bodySize: bodySize(body),
       ...(error === undefined ? {} : { _error: error, comment: error }),
     },
     cache: {},
@@ -259,23 +260,42 @@ function content(
   bodyLimit: number,
 ): HarEntry["response"]["content"] {
   if (body === null) return { size: 0, mimeType };
-  if (body.bytes === null) {
+  const bytes = typeof body.content === "string"
+    ? encoder.encode(body.content)
+    : body.content;
+  if (bytes === null || bytes.byteLength > bodyLimit) {
     return {
-      size: body.size,
+      size: bytes?.byteLength ?? body.size ?? -1,
       mimeType,
       comment: body.error === null
         ? `Left out: over the journal's limit of ${bodyLimit} bytes`
         : "Left out: the body did not arrive whole",
     };
   }
-  return TEXTUAL.test(mimeType)
-    ? { size: body.size, mimeType, text: decoder.decode(body.bytes) }
-    : {
-      size: body.size,
+  if (TEXTUAL.test(mimeType)) {
+    return {
+      size: bytes.byteLength,
       mimeType,
-      text: base64(body.bytes),
-      encoding: "base64",
+      text: typeof body.content === "string"
+        ? body.content
+        : decoder.decode(bytes),
     };
+  }
+  return {
+    size: bytes.byteLength,
+    mimeType,
+    text: base64(bytes),
+    encoding: "base64",
+  };
+}
+
+/** The size of an answer's body in bytes; -1 when unknown. */
+function bodySize(body: NotedRequest["responseBody"]): number {
+  if (body === null) return 0;
+  if (typeof body.content === "string") {
+    return encoder.encode(body.content).byteLength;
+  }
+  return body.content?.byteLength ?? body.size ?? -1;
 }
 
 /**
@@ -291,6 +311,18 @@ function headerRecord(
   const copy = copyHeaders(headers);
   record[key] = copy;
   return copy;
+}
+
+/** A header's value by name, whatever the case of the record's names. */
+function header(
+  headers: Record<string, string>,
+  name: string,
+): string | undefined {
+  if (name in headers) return headers[name];
+  for (const [key, value] of Object.entries(headers)) {
+    if (key.toLowerCase() === name) return value;
+  }
+  return undefined;
 }
 
 function pairs(headers: Record<string, string>): HarPair[] {

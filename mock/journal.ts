@@ -82,25 +82,28 @@ export interface NotedRequest extends Omit<JournalEntry, "headers"> {
 }
 
 /**
- * An answer's body as the journal keeps it, read from a clone of the
- * response after it was handed to the server, up to the journal's body
- * limit; past it, the bytes are dropped (`bytes: null`) and only the size is
- * noted. Filled in while the body streams: `done` settles when it ended.
+ * An answer's body as the journal keeps it. An answer built from a whole
+ * body (`Context.built`: every JSON answer) is kept as it was built, at no
+ * cost; any other (the export's ZIP stream, a body a fault cut) is read from
+ * a clone of the response after it was handed to the server, up to the
+ * journal's body limit; past it, the clone is dropped and only the size is
+ * noted.
  */
 export interface ResponseBody {
-  /** The whole body, or `null` when it was over the limit or failed. */
-  bytes: Uint8Array | null;
+  /** The body, or `null` when it was over the limit or failed to arrive. */
+  content: string | Uint8Array | null;
   /**
-   * Its size in bytes: of the whole body; past the limit, what
-   * `Content-Length` says, else -1 (unknown).
+   * The size in bytes of a streamed body: of the whole body; past the
+   * limit, what `Content-Length` says, else -1 (unknown). `undefined` for a
+   * built one (the HAR export counts it).
    */
-  size: number;
+  size?: number;
   /** Why the body did not arrive whole (a fault cut it), if it did not. */
   error: string | null;
-  /** Milliseconds from the answer's headers to its last byte. */
+  /** Milliseconds from the answer's headers to its last byte read here. */
   receiveMs: number;
-  /** Settles when the body was read (or given up). */
-  done: Promise<void>;
+  /** Settles when the body was read (or given up); none for a built one. */
+  done?: Promise<void>;
 }
 
 /**
@@ -249,10 +252,7 @@ export class RequestJournal {
       duration_ms: Math.round(performance.now() - context.startedAt),
       operation: context.vars.operation ?? null,
       fault: context.vars.fault ?? null,
-      responseHeaders: dropped ? null : response.headers,
-      responseBody: dropped || response.body === null
-        ? null
-        : this.#readResponse(response),
+      ...answer(response, dropped, context, this.#bodyLimit),
       grant: context.grant === undefined ? null : {
         role: context.grant.role,
         projectId: context.grant.projectId,
@@ -265,48 +265,6 @@ export class RequestJournal {
     if (this.#entries.length >= 2 * this.#limit) {
       this.#entries.splice(0, this.#entries.length - this.#limit);
     }
-  }
-
-  /**
-   * Starts reading a clone of the answer's body, up to the body limit: past
-   * it the clone is cancelled, so that a long export still streams at its
-   * client's pace (the other branch of the tee keeps what it has not sent).
-   */
-  #readResponse(response: Response): ResponseBody {
-    const started = performance.now();
-    const length = Number(response.headers.get("content-length") ?? NaN);
-    const reader = response.clone().body!.getReader();
-    const body: ResponseBody = {
-      bytes: null,
-      size: 0,
-      error: null,
-      receiveMs: 0,
-      done: Promise.resolve(),
-    };
-    const chunks: Uint8Array[] = [];
-    const limit = this.#bodyLimit;
-    body.done = (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          body.size += value.byteLength;
-          if (body.size > limit) {
-            body.size = Number.isInteger(length) ? length : -1;
-            await reader.cancel();
-            chunks.length = 0;
-            return;
-          }
-          chunks.push(value);
-        }
-        body.bytes = concat(chunks, body.size);
-      } catch (error) {
-        body.error = (error as Error)?.message ?? String(error);
-      } finally {
-        body.receiveMs = Math.round(performance.now() - started);
-      }
-    })();
-    return body;
   }
 
   async #readBody(
@@ -324,6 +282,76 @@ export class RequestJournal {
       throw error;
     }
   }
+}
+
+/**
+ * What the journal keeps of an answer: as it was built when the context
+ * built it (no copy, no stream), else its `Headers` and a clone's body.
+ */
+function answer(
+  response: Response,
+  dropped: boolean,
+  context: MockContext,
+  limit: number,
+): Pick<NotedRequest, "responseHeaders" | "responseBody"> {
+  if (dropped) return { responseHeaders: null, responseBody: null };
+  const built = context.built;
+  if (built?.response === response) {
+    return {
+      responseHeaders: built.headers as Record<string, string>,
+      responseBody: built.body === null
+        ? null
+        : { content: built.body, error: null, receiveMs: 0 },
+    };
+  }
+  return {
+    responseHeaders: response.headers,
+    responseBody: response.body === null
+      ? null
+      : readResponse(response, limit),
+  };
+}
+
+/**
+ * Starts reading a clone of an answer's body, up to `limit` bytes: past it
+ * the clone is cancelled, so that a long export still streams at its
+ * client's pace (the other branch of the tee keeps what it has not sent).
+ */
+function readResponse(response: Response, limit: number): ResponseBody {
+  const started = performance.now();
+  const length = Number(response.headers.get("content-length") ?? NaN);
+  const reader = response.clone().body!.getReader();
+  const body: ResponseBody = {
+    content: null,
+    size: 0,
+    error: null,
+    receiveMs: 0,
+  };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  body.done = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+          body.size = Number.isInteger(length) ? length : -1;
+          await reader.cancel();
+          return;
+        }
+        chunks.push(value);
+      }
+      body.size = size;
+      body.content = concat(chunks, size);
+    } catch (error) {
+      body.size = size;
+      body.error = (error as Error)?.message ?? String(error);
+    } finally {
+      body.receiveMs = Math.round(performance.now() - started);
+    }
+  })();
+  return body;
 }
 
 /** A journal record as {@linkcode JournalEntry}, headers copied. */
