@@ -122,7 +122,7 @@ table { border-collapse: collapse; width: 100%; background: #fff; }
 #journal tbody tr { cursor: pointer; }
 #journal tbody tr:hover { background: #eef3fb; }
 #journal tbody tr.selected { background: #dbe7fb; }
-.path { font-family: ui-monospace, monospace; max-width: 28rem; overflow: hidden; text-overflow: ellipsis; }
+.path { font-family: ui-monospace, monospace; max-width: 24rem; overflow: hidden; text-overflow: ellipsis; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .status { font-weight: 600; }
 .s2xx { color: #17803d; } .s3xx { color: #1f5fbf; } .s4xx { color: #b45309; } .s5xx { color: #c0262d; } .dropped { color: #fff; background: #c0262d; }

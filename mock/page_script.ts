@@ -238,7 +238,7 @@ function renderDetail() {
     : el("pre", {}, pretty(request.postData.text, request.postData.mimeType));
   const responseText = response.content.text;
   const detail = response.status === 422 && responseText !== undefined ? validationDetail(responseText) : null;
-  panel.replaceChildren(
+  panel.replaceChildren(...[
     el("h2", {}, request.method + " " + request.url),
     el("p", { class: "note" },
       [selected._operationId, selected._fault && "fault " + selected._fault, selected.startedDateTime]
@@ -253,7 +253,7 @@ function renderDetail() {
     detail === null ? null : el("h4", {}, "Validation errors"),
     detail,
     bodyView(response.content),
-  );
+  ].filter((node) => node !== null));
 }
 
 async function refreshState() {
