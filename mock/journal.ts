@@ -306,9 +306,7 @@ function answer(
   }
   return {
     responseHeaders: response.headers,
-    responseBody: response.body === null
-      ? null
-      : readResponse(response, limit),
+    responseBody: response.body === null ? null : readResponse(response, limit),
   };
 }
 

@@ -17,7 +17,11 @@ import { setupServer } from "msw/node";
 import { MAX_BODY_BYTES } from "../src/http/mod.ts";
 import type { Har, HarEntry } from "../mock/har.ts";
 import { createMockApi } from "../mock/msw.ts";
-import { createMockServer, type MockServer } from "../mock/mod.ts";
+import {
+  controlOpenApiDocument,
+  createMockServer,
+  type MockServer,
+} from "../mock/mod.ts";
 import {
   apiFixtures,
   CALLS,
@@ -323,6 +327,15 @@ describe("the new control routes are guarded as the others", () => {
       );
       assert.equal(rebound.status, 403, path);
       assert.equal((await rebound.json()).error_code, "INVALID_HOST");
+    }
+  });
+
+  it("are in the control API's OpenAPI document", () => {
+    for (const path of routes) {
+      assert.ok(
+        controlOpenApiDocument.paths[`/__mock/${path}`]?.get !== undefined,
+        path,
+      );
     }
   });
 
