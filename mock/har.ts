@@ -231,7 +231,7 @@ function harEntry(record: NotedRequest, bodyLimit: number): HarEntry {
       content: content(body, mimeType, bodyLimit),
       redirectURL: header(responseHeaders ?? {}, "location") ?? "",
       headersSize: -1,
-      bodySize: bodySize(body),
+      bodySize: body?.size ?? 0,
       ...(error === undefined ? {} : { _error: error, comment: error }),
     },
     cache: {},
@@ -260,42 +260,33 @@ function content(
   bodyLimit: number,
 ): HarEntry["response"]["content"] {
   if (body === null) return { size: 0, mimeType };
-  const bytes = typeof body.content === "string"
-    ? encoder.encode(body.content)
-    : body.content;
-  if (bytes === null || bytes.byteLength > bodyLimit) {
+  if (body.content === null) {
     return {
-      size: bytes?.byteLength ?? body.size ?? -1,
+      size: body.size,
       mimeType,
       comment: body.error === null
         ? `Left out: over the journal's limit of ${bodyLimit} bytes`
         : "Left out: the body did not arrive whole",
     };
   }
-  if (TEXTUAL.test(mimeType)) {
-    return {
-      size: bytes.byteLength,
-      mimeType,
-      text: typeof body.content === "string"
-        ? body.content
-        : decoder.decode(bytes),
-    };
-  }
-  return {
-    size: bytes.byteLength,
-    mimeType,
-    text: base64(bytes),
-    encoding: "base64",
-  };
-}
-
-/** The size of an answer's body in bytes; -1 when unknown. */
-function bodySize(body: NotedRequest["responseBody"]): number {
-  if (body === null) return 0;
   if (typeof body.content === "string") {
-    return encoder.encode(body.content).byteLength;
+    return TEXTUAL.test(mimeType)
+      ? { size: body.size, mimeType, text: body.content }
+      : {
+        size: body.size,
+        mimeType,
+        text: base64(encoder.encode(body.content)),
+        encoding: "base64",
+      };
   }
-  return body.content?.byteLength ?? body.size ?? -1;
+  return TEXTUAL.test(mimeType)
+    ? { size: body.size, mimeType, text: decoder.decode(body.content) }
+    : {
+      size: body.size,
+      mimeType,
+      text: base64(body.content),
+      encoding: "base64",
+    };
 }
 
 /**

@@ -93,11 +93,10 @@ export interface ResponseBody {
   /** The body, or `null` when it was over the limit or failed to arrive. */
   content: string | Uint8Array | null;
   /**
-   * The size in bytes of a streamed body: of the whole body; past the
-   * limit, what `Content-Length` says, else -1 (unknown). `undefined` for a
-   * built one (the HAR export counts it).
+   * The body's size in bytes; for a streamed body past the limit, what
+   * `Content-Length` says, else -1 (unknown).
    */
-  size?: number;
+  size: number;
   /** Why the body did not arrive whole (a fault cut it), if it did not. */
   error: string | null;
   /** Milliseconds from the answer's headers to its last byte read here. */
@@ -297,11 +296,16 @@ function answer(
   if (dropped) return { responseHeaders: null, responseBody: null };
   const built = context.built;
   if (built?.response === response) {
+    // Over the limit, the body is not kept: the journal would hold it.
+    const size = context.bodyLength ?? 0;
     return {
       responseHeaders: built.headers as Record<string, string>,
-      responseBody: built.body === null
-        ? null
-        : { content: built.body, error: null, receiveMs: 0 },
+      responseBody: built.body === null ? null : {
+        content: size > limit ? null : built.body,
+        size,
+        error: null,
+        receiveMs: 0,
+      },
     };
   }
   return {

@@ -229,6 +229,18 @@ describe("the journal as HAR 1.2", () => {
     assert.equal(content.size, -1);
     assert.equal(bodySize, -1);
     assert.ok(zip.byteLength > 100);
+    // A JSON answer over the limit: left out too, its size known.
+    const messages = await mock.fetch(
+      new Request(`${BASE}/v1/call/${CALLS.first}/message`, {
+        headers: owner,
+      }),
+    );
+    const length = (await messages.arrayBuffer()).byteLength;
+    assert.ok(length > 100);
+    const answer = (await mock.har()).log.entries[1]!.response;
+    assert.equal(answer.content.text, undefined);
+    assert.equal(answer.content.size, length);
+    assert.equal(answer.bodySize, length);
   });
 
   it("gives only the requests after ?after=, and says when it was cleared", async () => {
