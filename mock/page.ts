@@ -26,7 +26,7 @@ export const PAGE_POLICY =
  * import assert from "node:assert/strict";
  * import { PAGE_FILES } from "./page.ts";
  *
- * assert.match(PAGE_FILES[""]!.text, /<script src="\/__mock\/ui\.js">/);
+ * assert.match(PAGE_FILES[""]!.text, /<script src="\/__mock\/ui\.js" defer>/);
  * assert.equal(PAGE_FILES["ui.js"]!.type, "text/javascript; charset=utf-8");
  * ```
  */
