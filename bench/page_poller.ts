@@ -1,7 +1,7 @@
 /**
  * What the mock's live page asks while it is open, without a browser: the
- * new journal entries as HAR (`GET /__mock/journal.har?after=<seq>`) every
- * half second, the state and the faults every two seconds, as
+ * rows of the new requests (`GET /__mock/rows?after=<seq>`) every half
+ * second, the state and the faults every two seconds, as
  * `mock/page_script.ts` does. For `bench/mock_request_shapes.ts`
  * (`BENCH_PAGE=1`): a process of its own, since wrk blocks the bench's.
  *
@@ -16,9 +16,8 @@ if (base === undefined) throw new Error("Usage: page_poller.ts <mock URL>");
 let seq = 0;
 
 async function poll(): Promise<void> {
-  const response = await fetch(`${base}/__mock/journal.har?after=${seq}`);
-  const har = await response.json();
-  seq = har.log._seq;
+  const response = await fetch(`${base}/__mock/rows?after=${seq}`);
+  seq = (await response.json()).seq;
 }
 
 async function refresh(): Promise<void> {

@@ -50,7 +50,10 @@ const FAULT_LIMIT = 64 * 1024;
  * - `GET /__mock/faults` (`{"faults": [...]}`), `POST` a rule (201),
  *   `DELETE` all, `DELETE /__mock/faults/{id}` one.
  * - `GET /__mock/journal.har` (`?after=<seq>`: only the requests numbered
- *   above it): the journal as a HAR 1.2 document (see `journalHar`).
+ *   above it; `?limit=<n>`: at most that many): the journal as a HAR 1.2
+ *   document (see `journalHar`).
+ * - `GET /__mock/rows` (`?after=<seq>`): the journal as the live page's
+ *   table shows it (see `journalRows`).
  * - `GET /__mock/openapi.json`: this API's OpenAPI document.
  * - With `ui`: `GET /__mock/` the live page, `/__mock/ui.css`, `/__mock/ui.js`.
  *
@@ -179,15 +182,17 @@ function controlRoutes(
       return context.empty(204);
     }),
     route("GET", "journal.har", async (context) => {
-      const after = new URL(context.request.url).searchParams.get("after");
-      if (after !== null && !/^\d{1,15}$/.test(after)) {
-        throw new HttpError(
-          400,
-          "BAD_REQUEST",
-          "after must be a request's number (a HAR entry's _seq), e.g. after=0",
-        );
-      }
-      return context.json(await state.har(Number(after ?? 0)));
+      const query = new URL(context.request.url).searchParams;
+      return context.json(
+        await state.har(
+          count(query, "after") ?? 0,
+          count(query, "limit") ?? Infinity,
+        ),
+      );
+    }),
+    route("GET", "rows", (context) => {
+      const query = new URL(context.request.url).searchParams;
+      return context.json(state.rows(count(query, "after") ?? 0));
     }),
     route(
       "GET",
@@ -201,6 +206,23 @@ function controlRoutes(
       return context.empty(204);
     }),
   ];
+}
+
+/**
+ * A query parameter that counts (`after`, `limit`): a whole number, or
+ * 400 `BAD_REQUEST`; `undefined` when not given.
+ */
+function count(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (!/^\d{1,15}$/.test(value)) {
+    throw new HttpError(
+      400,
+      "BAD_REQUEST",
+      `${name} must be a whole number (a request's number is a HAR entry's _seq), e.g. ${name}=0`,
+    );
+  }
+  return Number(value);
 }
 
 /** The live page's files (see `page.ts`). */

@@ -153,10 +153,36 @@ export const controlOpenApiDocument: {
           description:
             "Only the requests numbered above this (an entry's `_seq`; the log's `_seq` is the newest's)",
           schema: { type: "integer", minimum: 0 },
+        }, {
+          name: "limit",
+          in: "query",
+          required: false,
+          description: "At most this many requests, the oldest first",
+          schema: { type: "integer", minimum: 0 },
         }],
         responses: {
           "200": { description: "The archive", ...json(ref("Har")) },
-          "400": error("`after` is no request number (`BAD_REQUEST`)"),
+          "400": error(
+            "`after` or `limit` is no whole number (`BAD_REQUEST`)",
+          ),
+        },
+      },
+    },
+    "/__mock/rows": {
+      get: {
+        operationId: "getJournalRows",
+        summary:
+          "The journal as the live page's table shows it: a few fields a request, no headers or bodies",
+        parameters: [{
+          name: "after",
+          in: "query",
+          required: false,
+          description: "Only the requests numbered above this",
+          schema: { type: "integer", minimum: 0 },
+        }],
+        responses: {
+          "200": { description: "The rows", ...json(ref("JournalRows")) },
+          "400": error("`after` is no whole number (`BAD_REQUEST`)"),
         },
       },
     },
@@ -274,6 +300,56 @@ export const controlOpenApiDocument: {
           fault: {
             type: ["string", "null"],
             description: "The fault rule applied, or prefer",
+          },
+        },
+      },
+      JournalRows: {
+        type: "object",
+        required: ["seq", "clears", "rows"],
+        properties: {
+          seq: {
+            type: "integer",
+            description: "The newest request's number (0: none yet)",
+          },
+          clears: {
+            type: "integer",
+            description:
+              "How many times the journal was cleared (a reader starts over)",
+          },
+          rows: {
+            type: "array",
+            items: {
+              type: "object",
+              required: [
+                "seq",
+                "time",
+                "method",
+                "target",
+                "status",
+                "error_code",
+                "duration_ms",
+                "operation",
+                "fault",
+                "role",
+                "project_id",
+              ],
+              properties: {
+                seq: { type: "integer" },
+                time: { type: "string", format: "date-time" },
+                method: { type: "string" },
+                target: { type: "string", description: "Path and query" },
+                status: {
+                  type: ["integer", "null"],
+                  description: "null: the connection was dropped",
+                },
+                error_code: { type: ["string", "null"] },
+                duration_ms: { type: "integer" },
+                operation: { type: ["string", "null"] },
+                fault: { type: ["string", "null"] },
+                role: { type: ["string", "null"] },
+                project_id: { type: ["string", "null"] },
+              },
+            },
           },
         },
       },

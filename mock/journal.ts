@@ -76,7 +76,7 @@ export interface NotedRequest extends Omit<JournalEntry, "headers"> {
   /** The answer's body as far as the journal keeps it; see {@linkcode ResponseBody}. */
   responseBody: ResponseBody | null;
   /** The request token's role and project, once it was authenticated. */
-  grant: { role: string; projectId: string } | null;
+  grant: { readonly role: string; readonly projectId: string } | null;
   /** The entry's number: 1 for the journal's first request, never reused. */
   seq: number;
 }
@@ -161,12 +161,13 @@ export class RequestJournal {
    * reads. The records are the journal's own: read, do not change them.
    *
    * @param after Only entries numbered above this.
+   * @param limit At most this many (the oldest first).
    * @returns The records.
    */
-  records(after = 0): readonly NotedRequest[] {
+  records(after = 0, limit = Infinity): readonly NotedRequest[] {
     const shown = this.#entries.slice(-this.#limit);
     const first = shown.findIndex((entry) => entry.seq > after);
-    return first === -1 ? [] : shown.slice(first);
+    return first === -1 ? [] : shown.slice(first, first + limit);
   }
 
   /** The number of the newest request so far (0: none yet). */
@@ -242,23 +243,18 @@ export class RequestJournal {
    */
   finish(entry: NotedRequest, response: Response, context: MockContext): void {
     const dropped = isNetworkError(response);
-    const done: NotedRequest = {
-      ...entry,
-      status: dropped ? null : response.status,
-      // The API's own errors (and the mock's) say their code without their
-      // body being read; any other answer has none.
-      error_code: dropped ? null : context.errorCode ?? null,
-      duration_ms: Math.round(performance.now() - context.startedAt),
-      operation: context.vars.operation ?? null,
-      fault: context.vars.fault ?? null,
-      ...answer(response, dropped, context, this.#bodyLimit),
-      grant: context.grant === undefined ? null : {
-        role: context.grant.role,
-        projectId: context.grant.projectId,
-      },
-      seq: this.#seq += 1,
-    };
-    this.#entries.push(done);
+    // The entry is the journal's own, from `start`: filled in, not copied.
+    entry.status = dropped ? null : response.status;
+    // The API's own errors (and the mock's) say their code without their
+    // body being read; any other answer has none.
+    entry.error_code = dropped ? null : context.errorCode ?? null;
+    entry.duration_ms = Math.round(performance.now() - context.startedAt);
+    entry.operation = context.vars.operation ?? null;
+    entry.fault = context.vars.fault ?? null;
+    keepAnswer(entry, response, dropped, context, this.#bodyLimit);
+    entry.grant = context.grant ?? null;
+    entry.seq = this.#seq += 1;
+    this.#entries.push(entry);
     // Trimmed in batches: dropping the oldest entry on every request would
     // move all the others each time.
     if (this.#entries.length >= 2 * this.#limit) {
@@ -284,34 +280,35 @@ export class RequestJournal {
 }
 
 /**
- * What the journal keeps of an answer: as it was built when the context
- * built it (no copy, no stream), else its `Headers` and a clone's body.
+ * Keeps an answer in its entry: as it was built when the context built it
+ * (no copy, no stream), else its `Headers` and a clone's body.
  */
-function answer(
+function keepAnswer(
+  entry: NotedRequest,
   response: Response,
   dropped: boolean,
   context: MockContext,
   limit: number,
-): Pick<NotedRequest, "responseHeaders" | "responseBody"> {
-  if (dropped) return { responseHeaders: null, responseBody: null };
+): void {
+  if (dropped) return;
   const built = context.built;
   if (built?.response === response) {
+    entry.responseHeaders = built.headers as Record<string, string>;
+    if (built.body === null) return;
     // Over the limit, the body is not kept: the journal would hold it.
     const size = context.bodyLength ?? 0;
-    return {
-      responseHeaders: built.headers as Record<string, string>,
-      responseBody: built.body === null ? null : {
-        content: size > limit ? null : built.body,
-        size,
-        error: null,
-        receiveMs: 0,
-      },
+    entry.responseBody = {
+      content: size > limit ? null : built.body,
+      size,
+      error: null,
+      receiveMs: 0,
     };
+    return;
   }
-  return {
-    responseHeaders: response.headers,
-    responseBody: response.body === null ? null : readResponse(response, limit),
-  };
+  entry.responseHeaders = response.headers;
+  if (response.body !== null) {
+    entry.responseBody = readResponse(response, limit);
+  }
 }
 
 /**

@@ -1,9 +1,11 @@
 /**
  * The script of the mock's live page (`GET /__mock/ui.js`), as text: no
- * framework, no build step. It polls `GET /__mock/journal.har?after=<seq>`
- * every half second for the requests it has not seen (nothing happens per
- * request on the server: the page asks), and the state and faults every two
- * seconds; it renders with `textContent` only, never HTML from the journal.
+ * framework, no build step. It polls `GET /__mock/rows?after=<seq>` every
+ * half second for the rows of the requests it has not seen (nothing happens
+ * per request on the server: the page asks), and the state and faults every
+ * two seconds; a click fetches that request as HAR
+ * (`GET /__mock/journal.har?after=<seq - 1>&limit=1`). It renders with
+ * `textContent` only, never HTML from the journal.
  *
  * @module
  */
@@ -16,7 +18,7 @@
  * import assert from "node:assert/strict";
  * import { PAGE_SCRIPT } from "./page_script.ts";
  *
- * assert.match(PAGE_SCRIPT, /journal\.har\?after=/);
+ * assert.match(PAGE_SCRIPT, /rows\?after=/);
  * ```
  */
 export const PAGE_SCRIPT = String.raw`"use strict";
@@ -63,10 +65,10 @@ async function control(method, path, body) {
 
 async function poll() {
   try {
-    const har = await control("GET", "journal.har?after=" + seq);
-    if (har.log._clears !== clears) {
+    const page = await control("GET", "rows?after=" + seq);
+    if (page.clears !== clears) {
       const first = clears === -1;
-      clears = har.log._clears;
+      clears = page.clears;
       if (!first) {
         // Cleared (or reset) since the last look: start over.
         rows.length = 0;
@@ -77,9 +79,9 @@ async function poll() {
         return poll();
       }
     }
-    for (const entry of har.log.entries) rows.push(entry);
-    seq = har.log._seq;
-    if (har.log.entries.length > 0) {
+    for (const row of page.rows) rows.push(row);
+    seq = page.seq;
+    if (page.rows.length > 0) {
       renderOperations();
       renderTable();
     }
@@ -91,17 +93,17 @@ async function poll() {
 function shown() {
   const operation = $("filter-operation").value;
   const status = $("filter-status").value;
-  return rows.filter((entry) =>
-    (operation === "" || entry._operationId === operation) &&
-    (status === "" || statusClass(entry.response.status) === status)
+  return rows.filter((row) =>
+    (operation === "" || row.operation === operation) &&
+    (status === "" || statusClass(row.status ?? 0) === status)
   ).reverse();
 }
 
 function renderOperations() {
   const select = $("filter-operation");
   const known = new Set([...select.options].map((option) => option.value));
-  for (const entry of rows) {
-    const operation = entry._operationId;
+  for (const row of rows) {
+    const operation = row.operation;
     if (operation !== null && !known.has(operation)) {
       known.add(operation);
       select.append(el("option", { value: operation }, operation));
@@ -113,30 +115,35 @@ function renderTable() {
   const body = $("journal-rows");
   const list = shown();
   body.replaceChildren(...list.map((entry) => {
-    const url = new URL(entry.request.url);
-    const status = entry.response.status;
+    const status = entry.status ?? 0;
     const row = el(
       "tr",
-      { "data-seq": entry._seq, class: entry === selected ? "selected" : "" },
-      el("td", { class: "num" }, entry._seq),
-      el("td", {}, entry.startedDateTime.slice(11, 23)),
-      el("td", { class: "method" }, entry.request.method),
-      el("td", { class: "path" }, url.pathname + url.search),
+      { "data-seq": entry.seq, class: selected !== null && entry.seq === selected._seq ? "selected" : "" },
+      el("td", { class: "num" }, entry.seq),
+      el("td", {}, entry.time.slice(11, 23)),
+      el("td", { class: "method" }, entry.method),
+      el("td", { class: "path", title: entry.target }, entry.target),
       el("td", { class: "status " + statusClass(status) }, status === 0 ? "dropped" : status),
-      el("td", {}, entry._errorCode ?? ""),
-      el("td", { class: "num" }, Math.round(entry.time) + " ms"),
-      el("td", {}, entry._role ?? ""),
-      el("td", { title: entry._projectId ?? "" }, (entry._projectId ?? "").slice(0, 8)),
-      el("td", {}, entry._fault ?? ""),
+      el("td", {}, entry.error_code ?? ""),
+      el("td", { class: "num" }, entry.duration_ms + " ms"),
+      el("td", {}, entry.role ?? ""),
+      el("td", { title: entry.project_id ?? "" }, (entry.project_id ?? "").slice(0, 8)),
+      el("td", {}, entry.fault ?? ""),
     );
-    row.addEventListener("click", () => {
-      selected = entry;
-      renderTable();
-      renderDetail();
-    });
+    row.addEventListener("click", () => open(entry.seq));
     return row;
   }));
   $("count").textContent = list.length + " of " + rows.length + " requests";
+}
+
+/** Fetches one request as HAR, and shows it. */
+async function open(number) {
+  const har = await control("GET", "journal.har?after=" + (number - 1) + "&limit=1");
+  const entry = har.log.entries[0];
+  if (entry === undefined || entry._seq !== number) return;
+  selected = entry;
+  renderTable();
+  renderDetail();
 }
 
 function headerTable(headers) {

@@ -243,7 +243,7 @@ describe("the journal as HAR 1.2", () => {
     assert.equal(answer.bodySize, length);
   });
 
-  it("gives only the requests after ?after=, and says when it was cleared", async () => {
+  it("gives the requests after ?after= (up to ?limit=), as HAR or rows", async () => {
     const mock = createMockServer({ fixtures: apiFixtures });
     const get = async (query = "") =>
       await (await mock.fetch(
@@ -263,11 +263,44 @@ describe("the journal as HAR 1.2", () => {
     const cleared = await get("?after=3");
     assert.equal(cleared.log._clears, all.log._clears + 1);
     assert.deepEqual(cleared.log.entries, []);
-    const bad = await mock.fetch(
-      new Request(`${BASE}/__mock/journal.har?after=x`),
+    await mock.fetch(new Request(`${BASE}/healthz?x=1`));
+    const one = await get("?after=3&limit=1");
+    assert.deepEqual(
+      one.log.entries.map((entry: HarEntry) => entry._seq),
+      [4],
     );
-    assert.equal(bad.status, 400);
-    assert.equal((await bad.json()).error_code, "BAD_REQUEST");
+    // The live page's rows: a few fields each.
+    const rows = await (await mock.fetch(
+      new Request(`${BASE}/__mock/rows?after=3`),
+    )).json();
+    assert.deepEqual(rows, {
+      seq: 4,
+      clears: cleared.log._clears,
+      rows: [{
+        seq: 4,
+        time: one.log.entries[0].startedDateTime,
+        method: "GET",
+        target: "/healthz?x=1",
+        status: 200,
+        error_code: null,
+        duration_ms: one.log.entries[0].timings.wait,
+        operation: "healthz",
+        fault: null,
+        role: null,
+        project_id: null,
+      }],
+    });
+    for (
+      const query of [
+        "journal.har?after=x",
+        "journal.har?limit=-1",
+        "rows?after=1e3",
+      ]
+    ) {
+      const bad = await mock.fetch(new Request(`${BASE}/__mock/${query}`));
+      assert.equal(bad.status, 400, query);
+      assert.equal((await bad.json()).error_code, "BAD_REQUEST");
+    }
   });
 
   it("is read by httpsnippet: each request as curl and as fetch", async () => {
@@ -298,7 +331,7 @@ describe("the journal as HAR 1.2", () => {
 
 describe("the new control routes are guarded as the others", () => {
   const mock: MockServer = createMockServer();
-  const routes = ["journal.har", "", "ui.js", "ui.css"];
+  const routes = ["journal.har", "rows", "", "ui.js", "ui.css"];
 
   it("serves the page's files to the mock's own pages", async () => {
     for (const path of routes) {
