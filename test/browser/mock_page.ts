@@ -4,8 +4,9 @@
  * (`/usr/bin/chromium`, driven by playwright-core), offline: requests sent
  * from outside the browser appear in its table, newest first; a click opens
  * one (the 422's validation errors, the export's ZIP entries); a fault set
- * through the page's form is applied to the next request; "Clear journal"
- * empties the table and the journal. On the `mock` command and on the mock
+ * through the page's form is applied to the next request; "Download HAR"
+ * saves what the table shows; "Clear journal" empties the table and the
+ * journal; "Reset state" brings a deleted integration back. On the `mock` command and on the mock
  * executable (`build/mock_executable.ts`, or `CALLFLOW_MOCK_EXECUTABLE`).
  * The run on the command writes docs/mock.md's screenshots to
  * `docs/images/`.
@@ -17,7 +18,7 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -193,6 +194,20 @@ async function story(browser: Browser, base: string, screenshots: boolean) {
     });
   }
 
+  // The download: the journal as HAR, as the page shows it.
+  const [download] = await Promise.all([
+    page.waitForEvent("download"),
+    page.click("#download"),
+  ]);
+  assert.equal(download.suggestedFilename(), "journal.har");
+  const har = JSON.parse(readFileSync(await download.path(), "utf8"));
+  assert.deepEqual(
+    har.log.entries.map((entry: { response: { status: number } }) =>
+      String(entry.response.status)
+    ),
+    (await rows(page)).map(([, status]) => status).reverse(),
+  );
+
   // Clearing the journal empties the table, and the journal.
   await page.click("#clear-journal");
   await waitForRows(page, (shown) => shown.length === 0);
@@ -200,6 +215,28 @@ async function story(browser: Browser, base: string, screenshots: boolean) {
   assert.deepEqual(journal.requests, []);
   assert.equal(await send(base, `/v1/call/${calls[1]}/message`), 200);
   await waitForRows(page, (shown) => shown.length === 1);
+
+  // Reset: a deleted integration is back, in the state beside the table.
+  const integrations = state.integrations.length;
+  const integration = state.integrations[0].integration_id;
+  assert.equal(
+    await send(base, `/v1/integration/${integration}`, { method: "DELETE" }),
+    204,
+  );
+  const count = () => page.locator("#state-integrations").innerText();
+  await page.waitForFunction(
+    (expected) =>
+      document.querySelector("#state-integrations")!.textContent === expected,
+    String(integrations - 1),
+  );
+  await page.click("#reset");
+  await page.waitForFunction(
+    (expected) =>
+      document.querySelector("#state-integrations")!.textContent === expected,
+    String(integrations),
+  );
+  assert.equal(await count(), String(integrations));
+  await waitForRows(page, (shown) => shown.length === 0);
 
   assert.deepEqual(foreign, [], "requests to other hosts");
   assert.deepEqual(errors, [], "errors on the page");
