@@ -111,7 +111,10 @@ export interface HarSource {
   bodyLimit: number;
 }
 
-/** The HAR's `creator`: the mock, with the package's version. */
+/**
+ * The HAR's `creator`: the mock, with the version of its HAR export (the
+ * package's version cannot be read where MSW runs the mock: a browser).
+ */
 const CREATOR = { name: "callflow-api mock", version: "1" };
 
 const STATUS_TEXT: Record<number, string> = {

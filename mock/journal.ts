@@ -158,7 +158,9 @@ export class RequestJournal {
    * The entries with what the journal keeps beside them (origin, answer's
    * headers and body, token's grant, sequence number), oldest first, after
    * `after` (a {@linkcode NotedRequest.seq}) when given: what the HAR export
-   * reads. The records are the journal's own: read, do not change them.
+   * reads. The records are the journal's own: a reader may replace their
+   * `Headers` by copies (as {@linkcode RequestJournal.entries} does), and
+   * change nothing else.
    *
    * @param after Only entries numbered above this.
    * @param limit At most this many (the oldest first).
