@@ -34,6 +34,7 @@ export {
 export { controlOpenApiDocument } from "./control_openapi.ts";
 export { type Fault, type FaultRule, FaultRuleError } from "./faults.ts";
 export { type Har, type HarEntry, type HarPair } from "./har.ts";
+export { type JournalRow, type JournalRows } from "./journal_rows.ts";
 export {
   type GuardOptions,
   isAllowedHost,
