@@ -15,7 +15,7 @@ export { PAGE_SCRIPT } from "./page_script.ts";
  * The headers of the page's files: no other origin may serve the page
  * anything, frame it, or be sent a form from it.
  */
-export const PAGE_POLICY =
+export const PAGE_POLICY: string =
   "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'";
 
 /**

@@ -21,7 +21,7 @@
  * assert.match(PAGE_SCRIPT, /rows\?after=/);
  * ```
  */
-export const PAGE_SCRIPT = String.raw`"use strict";
+export const PAGE_SCRIPT: string = String.raw`"use strict";
 const $ = (id) => document.getElementById(id);
 const rows = [];
 let seq = 0;
