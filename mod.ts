@@ -13,7 +13,11 @@
  *
  * @module
  */
-export { Context, type MatchedRoute } from "./src/http/mod.ts";
+export {
+  type BuiltAnswer,
+  Context,
+  type MatchedRoute,
+} from "./src/http/mod.ts";
 export {
   compose,
   type ErrorRenderer,

@@ -62,5 +62,9 @@ deno test --allow-all --quiet test/consumer/ordinary_clients.ts
 bun test --timeout 120000 ./test/consumer/ordinary_clients.ts
 step "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH"
 node --test --test-timeout=300000 test/consumer/mock_executable.ts
+step "the mock's journal.har read by Python's json, and replayed as httpsnippet's curl commands"
+node --test --test-timeout=120000 test/consumer/har_consumers.ts
+step "the mock's live page at /__mock/ in headless Chromium, on the command and the executable"
+node --test --test-timeout=180000 test/browser/mock_page.ts
 step "reference page at /docs in headless Chromium, offline"
 node --test --test-timeout=180000 test/browser/reference_page.ts

@@ -101,6 +101,7 @@ export class Context<Vars extends object = Record<never, never>> {
   #errorCode: string | undefined;
   #bodyLength: number | undefined;
   #watchedBody: WatchedBody | undefined;
+  #built: BuiltAnswer | undefined;
 
   /**
    * Reads what every step needs of a request, once.
@@ -137,6 +138,17 @@ export class Context<Vars extends object = Record<never, never>> {
    */
   get bodyLength(): number | undefined {
     return this.#bodyLength;
+  }
+
+  /**
+   * The last answer built here from a whole body (or none), with that body
+   * and the header record it was built with: a step that records answers
+   * (the mock's journal) reads them here rather than from a clone of the
+   * response, which costs a web `Response` and a stream. `undefined` before
+   * such an answer, or after a streamed one.
+   */
+  get built(): BuiltAnswer | undefined {
+    return this.#built;
   }
 
   /** The watch on the answer's streamed body, once one was built here. */
@@ -176,13 +188,10 @@ export class Context<Vars extends object = Record<never, never>> {
     this.#bodyLength = utf8Length(text);
     // A string body and a plain header record keep @hono/node-server on its
     // fast path (it writes them without building a web Response).
-    return new Response(text, {
-      status,
-      headers: {
-        "content-type": "application/json",
-        ...headers,
-        ...this.headers,
-      },
+    return this.#build(text, status, {
+      "content-type": "application/json",
+      ...headers,
+      ...this.headers,
     });
   }
 
@@ -215,10 +224,7 @@ export class Context<Vars extends object = Record<never, never>> {
     this.#bodyLength = typeof content === "string"
       ? utf8Length(content)
       : content.byteLength;
-    return new Response(content as BodyInit, {
-      status,
-      headers: { ...headers, ...this.headers },
-    });
+    return this.#build(content, status, { ...headers, ...this.headers });
   }
 
   /**
@@ -230,10 +236,17 @@ export class Context<Vars extends object = Record<never, never>> {
    */
   empty(status: number, headers?: Readonly<Record<string, string>>): Response {
     this.#bodyLength = 0;
-    return new Response(null, {
-      status,
-      headers: { ...headers, ...this.headers },
-    });
+    return this.#build(null, status, { ...headers, ...this.headers });
+  }
+
+  #build(
+    body: string | Uint8Array | null,
+    status: number,
+    headers: Record<string, string>,
+  ): Response {
+    const response = new Response(body as BodyInit | null, { status, headers });
+    this.#built = { response, body, headers };
+    return response;
   }
 
   /**
@@ -249,6 +262,7 @@ export class Context<Vars extends object = Record<never, never>> {
     headers: Readonly<Record<string, string>>,
   ): Response {
     this.#watchedBody = body;
+    this.#built = undefined;
     return new Response(body.readable, {
       headers: { ...headers, ...this.headers },
     });
@@ -358,6 +372,15 @@ export type Endpoint =
      */
     bodyLimit?: number;
   };
+/** An answer built from a whole body: see {@linkcode Context.built}. */
+export interface BuiltAnswer {
+  /** The response. */
+  readonly response: Response;
+  /** Its body; `null` for none. */
+  readonly body: string | Uint8Array | null;
+  /** The headers it was built with, names as given. */
+  readonly headers: Readonly<Record<string, string>>;
+}
 
 /** Path characters the URL parser keeps as they are in a special URL. */
 const PLAIN_PATH = /^\/[\w\-.~!$&'()*+,;=:@%/]*$/;
