@@ -8,8 +8,9 @@
  * saves what the table shows; "Clear journal" empties the table and the
  * journal; "Reset state" brings a deleted integration back. On the `mock` command and on the mock
  * executable (`build/mock_executable.ts`, or `CALLFLOW_MOCK_EXECUTABLE`).
- * The run on the command writes docs/mock.md's screenshots to
- * `docs/images/`.
+ * The run on the command draws docs/mock.md's screenshots: into
+ * `docs/images/` with `UPDATE_SCREENSHOTS=1` (then commit them), else into
+ * a temporary folder, so that a test run leaves the clone as it was.
  *
  * Run by `node --test test/browser/mock_page.ts` (a stage of `npm test`);
  * skipped without Chromium outside CI.
@@ -29,7 +30,9 @@ import { launchChromium, skipWithoutChromium } from "./chromium.ts";
 import { type RunningCli, startMockCli } from "../support/mock_cli.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const IMAGES = join(ROOT, "docs", "images");
+const IMAGES = process.env["UPDATE_SCREENSHOTS"] === "1"
+  ? join(ROOT, "docs", "images")
+  : mkdtempSync(join(tmpdir(), "mock-page-images-"));
 const TOKEN = "demo-owner";
 const WEBHOOK_FLOW = "a0b1c2d3-e4f5-4a6b-9c7d-8e9f0a1b2c3d";
 
