@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole check: format, lint and types with Deno's toolchain, the test suite
-# under Node, Deno and Bun (all three from devDependencies), the deploy targets,
+# The whole check: format, lint and types with Deno's toolchain, the layers
+# (dependency-cruiser), the test suite under Node, Deno and Bun (all three from devDependencies), the deploy targets,
 # the packed package in fresh projects and the browser tests. Needs no
 # database: without DATABASE_URL the Postgres tests use an embedded PGlite and
 # those that need a real server skip; scripts/test_postgres.sh runs them.
@@ -16,6 +16,8 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 
 source scripts/stages.sh
 source scripts/ensure_optional_deps.sh
+# The Python of the FastAPI differential and of the Python clients' test.
+source scripts/ensure_python_env.sh
 
 source scripts/pack_once.sh
 
@@ -31,12 +33,13 @@ for file in test/**/*_test.ts; do
   if [[ "$file" =~ $timed ]]; then timed_tests+=("$file"); else tests+=("$file"); fi
 done
 
-stage 1 "deno fmt --check, deno lint, deno check (all, then the core on DOM and ES libraries alone), deno doc --lint, deno publish --dry-run" \
+stage 1 "deno fmt --check, deno lint, deno check (all, then the core on DOM and ES libraries alone), dependency-cruiser (no cycle, layers only import downwards: layers.json), deno doc --lint, deno publish --dry-run" \
   bash -c 'set -e
     deno fmt --check
     deno lint
     deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
     deno check --config test/core_tsconfig.json mod.ts src/
+    npm run --silent check:layers
     deno doc --lint mod.ts mock/mod.ts mock/msw.ts postgres/mod.ts server/mod.ts server/worker.ts
     deno publish --dry-run --allow-dirty --quiet'
 stage 1 "deno test --doc (the JSDoc examples)" \
@@ -72,5 +75,16 @@ stage 3 "OpenAPI document through Spectral and Redocly; clients from openapi-typ
   test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
 stage 3 "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH" \
   node --test --test-timeout=300000 test/consumer/mock_executable.ts
+
+stage 3 "ordinary clients (requests, httpx, axios, ky, fetch, curl --json) against the API and the mock, under Node" \
+  node --test --test-timeout=120000 test/consumer/ordinary_clients.ts
+stage 3 "ordinary clients, under Deno" \
+  deno test --allow-all --quiet test/consumer/ordinary_clients.ts
+stage 3 "ordinary clients, under Bun" \
+  bun test --timeout 120000 ./test/consumer/ordinary_clients.ts
+stage 3 "the mock's journal.har read by Python's json, and replayed as httpsnippet's curl commands" \
+  node --test --test-timeout=120000 test/consumer/har_consumers.ts
+stage 3 "the mock's live page at /__mock/ in headless Chromium, on the command and the executable" \
+  node --test --test-timeout=180000 test/browser/mock_page.ts
 
 run_stages
