@@ -23,10 +23,11 @@ source scripts/pack_once.sh
 
 # Test files each runtime runs at once (each file its own process or worker).
 jobs="${TEST_JOBS:-3}"
-# The files whose servers are timed against signals, stalls and rates: on a
-# machine loaded by the other suites their deadlines would be missed, so
-# they run afterwards, one file at a time under each runtime.
-timed='^test/(graceful_shutdown|rolling_restart|export_fairness|export_stall|slow_clients|postgres_faults)_test\.ts$'
+# The files whose servers are timed against signals, stalls and rates, and
+# the FastAPI differential (a CPU-bound run with a 90 s bound): on a machine
+# loaded by the other suites their deadlines would be missed, so they run
+# afterwards, one file at a time under each runtime.
+timed='^test/(graceful_shutdown|rolling_restart|export_fairness|export_stall|slow_clients|postgres_faults|fastapi_differential)_test\.ts$'
 shopt -s globstar
 tests=() timed_tests=()
 for file in test/**/*_test.ts; do
