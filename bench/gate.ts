@@ -3,7 +3,8 @@
  * measured in a few minutes and compared with the figures committed in
  * bench/README.md (the table between `<!-- gate:baseline:start -->` and
  * `<!-- gate:baseline:end -->`); exits 1 when any figure is more than 15 %
- * worse than its baseline, 2 when it cannot measure.
+ * worse than its baseline or missing, 2 when it cannot measure (a tool
+ * missing, a bench failing, no baseline).
  *
  * It runs the benches themselves, with fewer and shorter rounds, and reads
  * the Markdown tables they print:
@@ -328,15 +329,24 @@ if (import.meta.main) {
     );
     process.exit(2);
   }
-  const baselines = parseBaseline(readFileSync("bench/README.md", "utf8"));
+  /** Exits 2: the gate could not measure, which is not a verdict. */
+  const cannot = (error: unknown): never => {
+    console.error(`Cannot run the gate: ${(error as Error).message}`);
+    process.exit(2);
+  };
+  let baselines: Baseline[] = [];
+  try {
+    baselines = parseBaseline(readFileSync("bench/README.md", "utf8"));
+  } catch (error) {
+    cannot(error);
+  }
   const only = process.env.GATE_ONLY?.split(",");
   const runtimes = process.env.BENCH_RUNTIMES?.split(",") ?? RUNTIMES;
   const benches = [...new Set(baselines.map((b) => b.check.split(" ")[0]!))]
     .filter((bench) => only === undefined || only.includes(bench));
   for (const bench of benches) {
     if (BENCHES[bench] === undefined) {
-      console.error(`Cannot measure the baseline's "${bench}": no such bench`);
-      process.exit(2);
+      cannot(new Error(`the baseline names "${bench}", which it does not run`));
     }
   }
   const started = performance.now();
@@ -345,7 +355,8 @@ if (import.meta.main) {
   for (const bench of benches) {
     const begun = performance.now();
     console.error(`\n== bench/${bench}.ts`);
-    for (const [key, value] of figuresOf(bench, await runBench(bench))) {
+    const output = await runBench(bench).catch(cannot);
+    for (const [key, value] of figuresOf(bench, output)) {
       measured.set(key, value);
     }
     seconds.push(
