@@ -341,6 +341,9 @@ if (import.meta.main) {
     cannot(error);
   }
   const only = process.env.GATE_ONLY?.split(",");
+  for (const name of only ?? []) {
+    if (BENCHES[name] === undefined) cannot(new Error(`no bench "${name}"`));
+  }
   const runtimes = process.env.BENCH_RUNTIMES?.split(",") ?? RUNTIMES;
   const benches = [...new Set(baselines.map((b) => b.check.split(" ")[0]!))]
     .filter((bench) => only === undefined || only.includes(bench));
