@@ -51,6 +51,8 @@ step "mock under MSW setupWorker in headless Chromium"
 node --test --test-timeout=120000 test/browser/service_worker.ts
 step "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval"
 node --test --test-concurrency=1 --test-timeout=300000 test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
+step "Portman contract and variation tests run by Newman, against npm start and the mock"
+node --test --test-concurrency=1 --test-timeout=120000 test/consumer/portman_newman.ts
 step "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH"
 node --test --test-timeout=300000 test/consumer/mock_executable.ts
 step "reference page at /docs in headless Chromium, offline"

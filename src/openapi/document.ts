@@ -444,33 +444,40 @@ export const openApiDocument: OpenApiDocument = {
     },
     headers: {
       XRequestId: {
+        required: true,
         description:
           "The request's id: the client's `X-Request-Id` when it sent a plain one (1 to 128 of `A-Za-z0-9_.:-`), a fresh UUID otherwise. A 500's message names it.",
         schema: { type: "string" },
       },
       WWWAuthenticate: {
+        required: true,
         description:
           'The bearer challenge: `Bearer realm="api"`, with `error="invalid_token"` for a token the server does not know.',
         schema: { type: "string" },
       },
       Allow: {
+        required: true,
         description: "The methods the path answers, e.g. `GET, HEAD`.",
         schema: { type: "string" },
       },
       RetryAfter: {
+        required: true,
         description: "Seconds to wait before retrying.",
         schema: { type: "integer", minimum: 0 },
       },
       XContentTypeOptions: {
+        required: true,
         description: "Browsers must not guess another type than the one sent.",
         schema: { type: "string", const: "nosniff" },
       },
       CacheControl: {
+        required: true,
         description:
           "What a token gives access to is never stored by a cache or the browser.",
         schema: { type: "string", const: "no-store" },
       },
       ContentDisposition: {
+        required: true,
         description: "The archive's file name.",
         schema: {
           type: "string",
