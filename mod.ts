@@ -13,7 +13,11 @@
  *
  * @module
  */
-export { Context, type MatchedRoute } from "./src/http/mod.ts";
+export {
+  type BuiltAnswer,
+  Context,
+  type MatchedRoute,
+} from "./src/http/mod.ts";
 export {
   compose,
   type ErrorRenderer,
@@ -34,11 +38,7 @@ export {
   ExportStalledError,
   WatchedBody,
 } from "./src/http/mod.ts";
-export type {
-  Endpoint,
-  GrantedContext,
-  Operation,
-} from "./src/operations/mod.ts";
+export type { Endpoint, GrantedContext, Operation } from "./src/http/mod.ts";
 export {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,
@@ -50,10 +50,10 @@ export type {
   GzipPair,
   ZipCompression,
 } from "./src/zip/mod.ts";
-export {
-  type AbortCause,
-  type FinishedRequest,
-  type RequestFinishedListener,
+export type { AbortCause } from "./src/http/mod.ts";
+export type {
+  FinishedRequest,
+  RequestFinishedListener,
 } from "./src/telemetry/mod.ts";
 export {
   type AccessLogOptions,
@@ -95,11 +95,11 @@ export {
   type ErrorResponseBody,
   HttpError,
   type HttpErrorOptions,
-} from "./src/http/mod.ts";
+} from "./src/errors/mod.ts";
 export {
   type HttpValidationErrorBody,
   RequestValidationError,
   type ValidationIssue,
 } from "./src/validation/mod.ts";
-export { hashToken } from "./src/auth/mod.ts";
+export { hashToken } from "./src/store/mod.ts";
 export { type OpenApiDocument, openApiDocument } from "./src/openapi/mod.ts";

@@ -16,7 +16,7 @@ import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { createAccessLog } from "../src/telemetry/access_log.ts";
-import { batchedLines } from "../server/log_lines.ts";
+import { batchedLines } from "../server/observability/log_lines.ts";
 import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);

@@ -29,11 +29,13 @@
  * of `BENCH_SECONDS` (default 3) per shape and server, the servers' order
  * rotated from round to round; medians of req/s, p50, p99 (wrk `--latency`)
  * and the server's CPU µs per request (`/proc/<pid>/stat`).
- * `BENCH_SHAPES=no-length,length-0` picks shapes.
+ * `BENCH_SHAPES=no-length,length-0` picks shapes. `BENCH_PAGE=1` adds a
+ * second mock of this checkout, `mock, page open`, polled as its live page
+ * polls it while open (`bench/page_poller.ts`, a process of its own).
  *
  * @module
  */
-import { execFile } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -52,6 +54,7 @@ import {
 const SECONDS = process.env.BENCH_SECONDS ?? "3";
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const BEFORE = process.env.BENCH_BEFORE;
+const PAGE = process.env.BENCH_PAGE === "1";
 const PRISM = process.env.PRISM ?? "/tmp/prism/node_modules/.bin/prism";
 const FLOW = "a0b1c2d3-e4f5-4a6b-9c7d-8e9f0a1b2c3d";
 const TOKEN = "demo-owner";
@@ -131,6 +134,19 @@ const mockFrom = (checkout: string) =>
   );
 try {
   servers.mock = await mockFrom(process.cwd());
+  if (PAGE) {
+    const open = await mockFrom(process.cwd());
+    const poller = spawn(process.execPath, ["bench/page_poller.ts", open.url], {
+      stdio: "inherit",
+    });
+    servers["mock, page open"] = {
+      ...open,
+      stop: () => {
+        poller.kill();
+        open.stop();
+      },
+    };
+  }
   if (BEFORE !== undefined) servers["mock before"] = await mockFrom(BEFORE);
   servers.bare = await startServer([...node, "bench/bench_server.ts", "bare"]);
   if (existsSync(PRISM)) {

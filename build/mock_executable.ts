@@ -31,7 +31,7 @@ execFileSync(
     join(root, "server", "mock_executable.ts"),
     "--outfile",
     outfile,
-    // The reference page's files, read at /docs (server/reference_page.ts).
+    // The reference page's files, read at /docs (server/files/reference_page.ts).
     ...["swagger-ui.css", "swagger-ui-bundle.js"].flatMap((name) => [
       "--asset",
       join("node_modules", "swagger-ui-dist", name),

@@ -3,7 +3,7 @@
 // build must work without them, so where one is not installed its imports
 // are typed `any` here; where it is installed, its own types win (TypeScript
 // looks for a package's files before an ambient declaration). `deno check`
-// in `npm test` checks server/telemetry_sdk.ts against the real types.
+// in `npm test` checks server/observability/telemetry_sdk.ts against the real types.
 declare module "@opentelemetry/context-async-hooks";
 declare module "@opentelemetry/core";
 declare module "@opentelemetry/exporter-metrics-otlp-http";

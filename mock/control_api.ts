@@ -15,6 +15,7 @@ import { readBody } from "../src/http/mod.ts";
 import { type Route, Router } from "../src/http/mod.ts";
 import type { MockContext, MockStep } from "./mock_context.ts";
 import type { MockState } from "./mock_state.ts";
+import { PAGE_FILES, PAGE_POLICY } from "./page.ts";
 
 export { CONTROL_PREFIX } from "./guard.ts";
 
@@ -22,6 +23,11 @@ export { CONTROL_PREFIX } from "./guard.ts";
 export interface ControlApiOptions {
   /** The largest `PUT /__mock/fixtures` body, in bytes. Default 10 MiB. */
   fixturesLimit?: number;
+  /**
+   * Serve the live page at `GET /__mock/` (with its `ui.css` and `ui.js`).
+   * Default: false here; `createMockServer` serves it unless told not to.
+   */
+  ui?: boolean;
 }
 
 /** Default of {@linkcode ControlApiOptions.fixturesLimit}: 10 MiB. */
@@ -43,7 +49,13 @@ const FAULT_LIMIT = 64 * 1024;
  * - `GET /__mock/requests` (`{"requests": [...]}`, oldest first), `DELETE`.
  * - `GET /__mock/faults` (`{"faults": [...]}`), `POST` a rule (201),
  *   `DELETE` all, `DELETE /__mock/faults/{id}` one.
+ * - `GET /__mock/journal.har` (`?after=<seq>`: only the requests numbered
+ *   above it; `?limit=<n>`: at most that many): the journal as a HAR 1.2
+ *   document (see `journalHar`).
+ * - `GET /__mock/rows` (`?after=<seq>`): the journal as the live page's
+ *   table shows it (see `journalRows`).
  * - `GET /__mock/openapi.json`: this API's OpenAPI document.
+ * - With `ui`: `GET /__mock/` the live page, `/__mock/ui.css`, `/__mock/ui.js`.
  *
  * Bodies must be `application/json` (415 otherwise). An unknown `/__mock/`
  * path is 404 `NOT_FOUND`, a wrong method 405 `METHOD_NOT_ALLOWED`.
@@ -72,7 +84,10 @@ export function controlApi(
   options: ControlApiOptions = {},
 ): MockStep {
   const routes = new Router(
-    controlRoutes(state, options.fixturesLimit ?? DEFAULT_FIXTURES_LIMIT),
+    [
+      ...controlRoutes(state, options.fixturesLimit ?? DEFAULT_FIXTURES_LIMIT),
+      ...(options.ui ? pageRoutes() : []),
+    ],
     {
       notFoundMessage: (pathname) =>
         `No control route ${pathname}: see GET /__mock/openapi.json`,
@@ -166,6 +181,19 @@ function controlRoutes(
       state.clearFaults();
       return context.empty(204);
     }),
+    route("GET", "journal.har", async (context) => {
+      const query = new URL(context.request.url).searchParams;
+      return context.json(
+        await state.har(
+          count(query, "after") ?? 0,
+          count(query, "limit") ?? Infinity,
+        ),
+      );
+    }),
+    route("GET", "rows", (context) => {
+      const query = new URL(context.request.url).searchParams;
+      return context.json(state.rows(count(query, "after") ?? 0));
+    }),
     route(
       "GET",
       "openapi.json",
@@ -178,6 +206,38 @@ function controlRoutes(
       return context.empty(204);
     }),
   ];
+}
+
+/**
+ * A query parameter that counts (`after`, `limit`): a whole number, or
+ * 400 `BAD_REQUEST`; `undefined` when not given.
+ */
+function count(query: URLSearchParams, name: string): number | undefined {
+  const value = query.get(name);
+  if (value === null) return undefined;
+  if (!/^\d{1,15}$/.test(value)) {
+    throw new HttpError(
+      400,
+      "BAD_REQUEST",
+      `${name} must be a whole number (a request's number is a HAR entry's _seq), e.g. ${name}=0`,
+    );
+  }
+  return Number(value);
+}
+
+/** The live page's files (see `page.ts`). */
+function pageRoutes(): Route<ControlRoute>[] {
+  return Object.entries(PAGE_FILES).map(([path, { type, text }]) => ({
+    method: "GET",
+    pattern: `${CONTROL_PREFIX}${path}`,
+    target: (context: MockContext) =>
+      context.body(text, {
+        "content-type": type,
+        "content-security-policy": PAGE_POLICY,
+        "x-frame-options": "DENY",
+        "referrer-policy": "no-referrer",
+      }),
+  }));
 }
 
 const decoder = new TextDecoder();

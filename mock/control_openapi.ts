@@ -37,7 +37,7 @@ export const controlOpenApiDocument: {
     title: "Callflow API mock: control API",
     version: "1",
     description:
-      "Controls the standalone mock server (`callflow-api mock`): reset, fixtures, state, request journal and fault injection. Needs no token. Refuses foreign origins (403), bodies that are not application/json (415), and Host names that are not loopback ones unless the mock was started with --host.",
+      "Controls the standalone mock server (`callflow-api mock`): reset, fixtures, state, request journal (also as HAR 1.2), fault injection, and a live page at /__mock/. Needs no token. Refuses foreign origins (403), bodies that are not application/json (415), and Host names that are not loopback ones unless the mock was started with --host.",
   },
   paths: {
     "/__mock/reset": {
@@ -139,6 +139,93 @@ export const controlOpenApiDocument: {
         },
       },
     },
+    "/__mock/journal.har": {
+      get: {
+        operationId: "getJournalHar",
+        summary:
+          "The journal as a HAR 1.2 document (HTTP Archive), oldest first",
+        description:
+          "Open it in a browser's network panel, Charles, Insomnia or k6. Authorization values are masked; bodies over the journal's body limit are cut (requests) or left out (answers: `content.size` is then the Content-Length, or -1). A dropped connection has status 0 and `_error`. Each entry carries `_seq`, `_operationId`, `_errorCode`, `_fault`, `_role` and `_projectId`.",
+        parameters: [{
+          name: "after",
+          in: "query",
+          required: false,
+          description:
+            "Only the requests numbered above this (an entry's `_seq`; the log's `_seq` is the newest's)",
+          schema: { type: "integer", minimum: 0 },
+        }, {
+          name: "limit",
+          in: "query",
+          required: false,
+          description: "At most this many requests, the oldest first",
+          schema: { type: "integer", minimum: 0 },
+        }],
+        responses: {
+          "200": { description: "The archive", ...json(ref("Har")) },
+          "400": error(
+            "`after` or `limit` is no whole number (`BAD_REQUEST`)",
+          ),
+        },
+      },
+    },
+    "/__mock/rows": {
+      get: {
+        operationId: "getJournalRows",
+        summary:
+          "The journal as the live page's table shows it: a few fields a request, no headers or bodies",
+        parameters: [{
+          name: "after",
+          in: "query",
+          required: false,
+          description: "Only the requests numbered above this",
+          schema: { type: "integer", minimum: 0 },
+        }],
+        responses: {
+          "200": { description: "The rows", ...json(ref("JournalRows")) },
+          "400": error("`after` is no whole number (`BAD_REQUEST`)"),
+        },
+      },
+    },
+    "/__mock/": {
+      get: {
+        operationId: "getLivePage",
+        summary:
+          "The live page: the journal as it fills, the state, the faults (left out with --no-ui)",
+        responses: {
+          "200": {
+            description: "An HTML page; its script and style are ui.js, ui.css",
+            content: { "text/html": { schema: { type: "string" } } },
+          },
+          "404": error("Served with --no-ui (`NOT_FOUND`)"),
+        },
+      },
+    },
+    "/__mock/ui.js": {
+      get: {
+        operationId: "getLivePageScript",
+        summary: "The live page's script",
+        responses: {
+          "200": {
+            description: "JavaScript",
+            content: { "text/javascript": { schema: { type: "string" } } },
+          },
+          "404": error("Served with --no-ui (`NOT_FOUND`)"),
+        },
+      },
+    },
+    "/__mock/ui.css": {
+      get: {
+        operationId: "getLivePageStyle",
+        summary: "The live page's style sheet",
+        responses: {
+          "200": {
+            description: "CSS",
+            content: { "text/css": { schema: { type: "string" } } },
+          },
+          "404": error("Served with --no-ui (`NOT_FOUND`)"),
+        },
+      },
+    },
     "/__mock/openapi.json": {
       get: {
         operationId: "getControlOpenApi",
@@ -213,6 +300,82 @@ export const controlOpenApiDocument: {
           fault: {
             type: ["string", "null"],
             description: "The fault rule applied, or prefer",
+          },
+        },
+      },
+      JournalRows: {
+        type: "object",
+        required: ["seq", "clears", "rows"],
+        properties: {
+          seq: {
+            type: "integer",
+            description: "The newest request's number (0: none yet)",
+          },
+          clears: {
+            type: "integer",
+            description:
+              "How many times the journal was cleared (a reader starts over)",
+          },
+          rows: {
+            type: "array",
+            items: {
+              type: "object",
+              required: [
+                "seq",
+                "time",
+                "method",
+                "target",
+                "status",
+                "error_code",
+                "duration_ms",
+                "operation",
+                "fault",
+                "role",
+                "project_id",
+              ],
+              properties: {
+                seq: { type: "integer" },
+                time: { type: "string", format: "date-time" },
+                method: { type: "string" },
+                target: { type: "string", description: "Path and query" },
+                status: {
+                  type: ["integer", "null"],
+                  description: "null: the connection was dropped",
+                },
+                error_code: { type: ["string", "null"] },
+                duration_ms: { type: "integer" },
+                operation: { type: ["string", "null"] },
+                fault: { type: ["string", "null"] },
+                role: { type: ["string", "null"] },
+                project_id: { type: ["string", "null"] },
+              },
+            },
+          },
+        },
+      },
+      Har: {
+        type: "object",
+        description:
+          "HAR 1.2 (http://www.softwareishard.com/blog/har-12-spec/), with the mock's `_`-prefixed fields",
+        required: ["log"],
+        properties: {
+          log: {
+            type: "object",
+            required: ["version", "creator", "entries", "_seq", "_clears"],
+            properties: {
+              version: { type: "string", const: "1.2" },
+              creator: { type: "object" },
+              entries: { type: "array", items: { type: "object" } },
+              _seq: {
+                type: "integer",
+                description: "The newest request's number (0: none yet)",
+              },
+              _clears: {
+                type: "integer",
+                description:
+                  "How many times the journal was cleared (a reader starts over)",
+              },
+            },
           },
         },
       },

@@ -69,6 +69,40 @@ const decoder = new TextDecoder();
 export interface NotedRequest extends Omit<JournalEntry, "headers"> {
   /** The headers as sent, or already copied (see {@linkcode JournalEntry}). */
   headers: Headers | Record<string, string>;
+  /** The request URL's scheme and authority, e.g. `http://127.0.0.1:4010`. */
+  origin: string;
+  /** The answer's headers (copied when first read); `null` when dropped. */
+  responseHeaders: Headers | Record<string, string> | null;
+  /** The answer's body as far as the journal keeps it; see {@linkcode ResponseBody}. */
+  responseBody: ResponseBody | null;
+  /** The request token's role and project, once it was authenticated. */
+  grant: { readonly role: string; readonly projectId: string } | null;
+  /** The entry's number: 1 for the journal's first request, never reused. */
+  seq: number;
+}
+
+/**
+ * An answer's body as the journal keeps it. An answer built from a whole
+ * body (`Context.built`: every JSON answer) is kept as it was built, at no
+ * cost; any other (the export's ZIP stream, a body a fault cut) is read from
+ * a clone of the response after it was handed to the server, up to the
+ * journal's body limit; past it, the clone is dropped and only the size is
+ * noted.
+ */
+export interface ResponseBody {
+  /** The body, or `null` when it was over the limit or failed to arrive. */
+  content: string | Uint8Array | null;
+  /**
+   * The body's size in bytes; for a streamed body past the limit, what
+   * `Content-Length` says, else -1 (unknown).
+   */
+  size: number;
+  /** Why the body did not arrive whole (a fault cut it), if it did not. */
+  error: string | null;
+  /** Milliseconds from the answer's headers to its last byte read here. */
+  receiveMs: number;
+  /** Settles when the body was read (or given up); none for a built one. */
+  done?: Promise<void>;
 }
 
 /**
@@ -95,6 +129,8 @@ export class RequestJournal {
   #entries: NotedRequest[] = [];
   #limit: number;
   #bodyLimit: number;
+  #seq = 0;
+  #clears = 0;
 
   /** @param options Entry and body limits. */
   constructor(options: JournalOptions = {}) {
@@ -114,13 +150,47 @@ export class RequestJournal {
       if (entry.headers instanceof Headers) {
         entry.headers = copyHeaders(entry.headers);
       }
-      return { ...entry, headers: { ...entry.headers } };
+      return publicEntry(entry);
     });
+  }
+
+  /**
+   * The entries with what the journal keeps beside them (origin, answer's
+   * headers and body, token's grant, sequence number), oldest first, after
+   * `after` (a {@linkcode NotedRequest.seq}) when given: what the HAR export
+   * reads. The records are the journal's own: a reader may replace their
+   * `Headers` by copies (as {@linkcode RequestJournal.entries} does), and
+   * change nothing else.
+   *
+   * @param after Only entries numbered above this.
+   * @param limit At most this many (the oldest first).
+   * @returns The records.
+   */
+  records(after = 0, limit = Infinity): readonly NotedRequest[] {
+    const shown = this.#entries.slice(-this.#limit);
+    const first = shown.findIndex((entry) => entry.seq > after);
+    return first === -1 ? [] : shown.slice(first, first + limit);
+  }
+
+  /** The number of the newest request so far (0: none yet). */
+  get seq(): number {
+    return this.#seq;
+  }
+
+  /** How many bytes of each body the journal keeps. */
+  get bodyLimit(): number {
+    return this.#bodyLimit;
+  }
+
+  /** How many times the journal was cleared: a reader's cue to start over. */
+  get clears(): number {
+    return this.#clears;
   }
 
   /** Forgets every entry. */
   clear(): void {
     this.#entries = [];
+    this.#clears += 1;
   }
 
   /**
@@ -138,7 +208,13 @@ export class RequestJournal {
     const fragment = url.indexOf("#");
     const read = mayHaveBody(context) && request.body !== null;
     const { body, truncated } = read ? await this.#readBody(request) : NO_BODY;
+    const host = url.indexOf("/", url.indexOf("//") + 2);
     return {
+      origin: host === -1 ? url : url.slice(0, host),
+      responseHeaders: null,
+      responseBody: null,
+      grant: null,
+      seq: 0,
       time: isoTimeNow(),
       method: request.method,
       path: context.pathname,
@@ -169,17 +245,18 @@ export class RequestJournal {
    */
   finish(entry: NotedRequest, response: Response, context: MockContext): void {
     const dropped = isNetworkError(response);
-    const done: NotedRequest = {
-      ...entry,
-      status: dropped ? null : response.status,
-      // The API's own errors (and the mock's) say their code without their
-      // body being read; any other answer has none.
-      error_code: dropped ? null : context.errorCode ?? null,
-      duration_ms: Math.round(performance.now() - context.startedAt),
-      operation: context.vars.operation ?? null,
-      fault: context.vars.fault ?? null,
-    };
-    this.#entries.push(done);
+    // The entry is the journal's own, from `start`: filled in, not copied.
+    entry.status = dropped ? null : response.status;
+    // The API's own errors (and the mock's) say their code without their
+    // body being read; any other answer has none.
+    entry.error_code = dropped ? null : context.errorCode ?? null;
+    entry.duration_ms = Math.round(performance.now() - context.startedAt);
+    entry.operation = context.vars.operation ?? null;
+    entry.fault = context.vars.fault ?? null;
+    keepAnswer(entry, response, dropped, context, this.#bodyLimit);
+    entry.grant = context.grant ?? null;
+    entry.seq = this.#seq += 1;
+    this.#entries.push(entry);
     // Trimmed in batches: dropping the oldest entry on every request would
     // move all the others each time.
     if (this.#entries.length >= 2 * this.#limit) {
@@ -204,6 +281,105 @@ export class RequestJournal {
   }
 }
 
+/**
+ * Keeps an answer in its entry: as it was built when the context built it
+ * (no copy, no stream), else its `Headers` and a clone's body.
+ */
+function keepAnswer(
+  entry: NotedRequest,
+  response: Response,
+  dropped: boolean,
+  context: MockContext,
+  limit: number,
+): void {
+  if (dropped) return;
+  const built = context.built;
+  if (built?.response === response) {
+    entry.responseHeaders = built.headers as Record<string, string>;
+    if (built.body === null) return;
+    // Over the limit, the body is not kept: the journal would hold it.
+    const size = context.bodyLength ?? 0;
+    entry.responseBody = {
+      content: size > limit ? null : built.body,
+      size,
+      error: null,
+      receiveMs: 0,
+    };
+    return;
+  }
+  entry.responseHeaders = response.headers;
+  if (response.body !== null) {
+    entry.responseBody = readResponse(response, limit);
+  }
+}
+
+/**
+ * Starts reading a clone of an answer's body, up to `limit` bytes: past it
+ * the clone is cancelled, so that a long export still streams at its
+ * client's pace (the other branch of the tee keeps what it has not sent).
+ */
+function readResponse(response: Response, limit: number): ResponseBody {
+  const started = performance.now();
+  const length = Number(response.headers.get("content-length") ?? NaN);
+  const reader = response.clone().body!.getReader();
+  const body: ResponseBody = {
+    content: null,
+    size: 0,
+    error: null,
+    receiveMs: 0,
+  };
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  body.done = (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        size += value.byteLength;
+        if (size > limit) {
+          body.size = Number.isInteger(length) ? length : -1;
+          await reader.cancel();
+          return;
+        }
+        chunks.push(value);
+      }
+      body.size = size;
+      body.content = concat(chunks, size);
+    } catch (error) {
+      body.size = size;
+      body.error = (error as Error)?.message ?? String(error);
+    } finally {
+      body.receiveMs = Math.round(performance.now() - started);
+    }
+  })();
+  return body;
+}
+
+/** A journal record as {@linkcode JournalEntry}, headers copied. */
+function publicEntry(entry: NotedRequest): JournalEntry {
+  const {
+    origin: _origin,
+    responseHeaders: _responseHeaders,
+    responseBody: _responseBody,
+    grant: _grant,
+    seq: _seq,
+    ...shown
+  } = entry;
+  return { ...shown, headers: { ...entry.headers as Record<string, string> } };
+}
+
+/** The chunks in one array of `size` bytes. */
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0]!;
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
+
 /** What the journal notes of a request without a body. */
 const NO_BODY = { body: null, truncated: false } as const;
 
@@ -221,8 +397,22 @@ function mayHaveBody(context: Context): boolean {
     headers.get("content-length") !== "0";
 }
 
-/** The headers as a record, names lower-cased, `authorization` masked. */
-function copyHeaders(headers: Headers): Record<string, string> {
+/**
+ * The headers as a record, names lower-cased, `authorization` masked.
+ *
+ * @param headers The headers.
+ * @returns Their copy.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { copyHeaders } from "./journal.ts";
+ *
+ * const copy = copyHeaders(new Headers({ Authorization: "Bearer abc" }));
+ * assert.deepEqual(copy, { authorization: "Bearer ***" });
+ * ```
+ */
+export function copyHeaders(headers: Headers): Record<string, string> {
   const copy: Record<string, string> = {};
   for (const [name, value] of headers) {
     copy[name] = name === "authorization" ? mask(value) : value;

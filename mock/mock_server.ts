@@ -21,6 +21,11 @@ import {
 export interface MockServerOptions
   extends MockStateOptions, ControlApiOptions, GuardOptions {
   /**
+   * Serve the live page at `/__mock/` (the journal, the state and the
+   * faults, in a browser). Default: true.
+   */
+  ui?: boolean;
+  /**
    * Steps the runtime's server adds ahead of the mock's own, as to
    * `createHandler` (the `mock` command: its runtime's steps, e.g. on Node
    * the one that says a request came without a body, `context.bodyless`,
@@ -70,7 +75,7 @@ export function createMockServer(options: MockServerOptions = {}): MockServer {
     faultsOnTheWire,
     guardHosts(options),
     allowCors(),
-    controlApi(state, options),
+    controlApi(state, { ...options, ui: options.ui ?? true }),
   ]);
   return extendMockState(state, {
     fetch: (request: Request, env?: unknown) => state.handler(request, env),

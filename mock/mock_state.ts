@@ -34,6 +34,8 @@ import {
   RequestJournal,
 } from "./journal.ts";
 import type { MockStep } from "./mock_context.ts";
+import { type Har, journalHar } from "./har.ts";
+import { type JournalRows, journalRows } from "./journal_rows.ts";
 
 /** The project the mock adds when its fixtures hold none. */
 export const DEFAULT_PROJECT: ProjectFixture = {
@@ -130,6 +132,17 @@ export interface MockState {
   readonly requests: JournalEntry[];
   /** Forgets the requests answered so far. */
   clearRequests(): void;
+  /**
+   * The journal as a HAR 1.2 document (see `GET /__mock/journal.har`), once
+   * the answers' bodies were read; with `after`, only the requests numbered
+   * above it (each entry's `_seq`; the log's `_seq` is the newest's).
+   */
+  har(after?: number, limit?: number): Promise<Har>;
+  /**
+   * The journal's entries after `after` as the live page's table shows
+   * them (see `GET /__mock/rows`): a few fields each, no headers or bodies.
+   */
+  rows(after?: number): JournalRows;
   /**
    * Adds a fault rule: matching requests get an error status, a delay, a
    * dropped connection or a cut body, `times` times or until cleared.
@@ -266,6 +279,14 @@ export function createMockState(
       return journal.entries();
     },
     clearRequests: () => journal.clear(),
+    har: (after = 0, limit = Infinity) =>
+      journalHar({
+        records: journal.records(after, limit),
+        seq: journal.seq,
+        clears: journal.clears,
+        bodyLimit: journal.bodyLimit,
+      }),
+    rows: (after = 0) => journalRows(journal, after),
     inject: (rule) => faults.add(rule),
     get faults() {
       return faults.list();

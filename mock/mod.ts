@@ -33,6 +33,8 @@ export {
 } from "./control_api.ts";
 export { controlOpenApiDocument } from "./control_openapi.ts";
 export { type Fault, type FaultRule, FaultRuleError } from "./faults.ts";
+export { type Har, type HarEntry, type HarPair } from "./har.ts";
+export { type JournalRow, type JournalRows } from "./journal_rows.ts";
 export {
   type GuardOptions,
   isAllowedHost,

@@ -27,6 +27,8 @@ import {
 import { createMswHandlers, type MswHandler } from "./msw_handlers.ts";
 
 export type { MswHandler } from "./msw_handlers.ts";
+export type { Har, HarEntry, HarPair } from "./har.ts";
+export type { JournalRow, JournalRows } from "./journal_rows.ts";
 
 /** Options of {@linkcode createMockApi}. */
 export interface MockApiOptions extends MockStateOptions {

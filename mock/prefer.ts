@@ -49,7 +49,7 @@ export function preferredCode(header: string | null): number | undefined {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { HttpError } from "../src/http/http_error.ts";
+ * import { HttpError } from "../src/errors/http_error.ts";
 import { RequestValidationError } from "../src/validation/mod.ts";
  * import { findOperation } from "./operations.ts";
  * import { preferredError } from "./prefer.ts";

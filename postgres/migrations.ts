@@ -5,7 +5,7 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { sha256Hex } from "../src/auth/mod.ts";
+import { sha256Hex } from "../src/store/mod.ts";
 
 /**
  * The migration files, in the order they apply. A new migration is a new file

@@ -15,7 +15,7 @@ import {
   resolveFixtures,
   type SeedOptions,
 } from "../src/store/mod.ts";
-import { hashToken } from "../src/auth/mod.ts";
+import { hashToken } from "../src/store/mod.ts";
 import {
   applySessionSettings,
   type SessionSettings,

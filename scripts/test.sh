@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
-# The whole check: format, lint and types with Deno's toolchain, then the test
-# suite under Node, Deno and Bun (all three from devDependencies). Needs no
-# database: without DATABASE_URL the Postgres tests use an embedded PGlite and
-# those that need a real server skip; scripts/test_postgres.sh runs them.
+# The whole check: format, lint and types with Deno's toolchain, the layers
+# (dependency-cruiser), then the test suite under Node, Deno and Bun (all three
+# from devDependencies). Needs no database: without DATABASE_URL the Postgres
+# tests use an embedded PGlite and those that need a real server skip;
+# scripts/test_postgres.sh runs them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
 
 step() { printf '\n== %s\n' "$*"; }
 source scripts/ensure_optional_deps.sh
+# The Python of the FastAPI differential and of the Python clients' test.
+source scripts/ensure_python_env.sh
 
 step "deno fmt --check"
 deno fmt --check
@@ -18,6 +21,8 @@ step "deno check"
 deno check mod.ts src/ server/ postgres/ mock/ test/ bench/
 step "deno check: the core against the DOM and ES libraries alone (no Deno, Node or Bun types)"
 deno check --config test/core_tsconfig.json mod.ts src/
+step "dependency-cruiser: no cycle, layers only import downwards (layers.json)"
+npm run --silent check:layers
 step "deno doc --lint"
 deno doc --lint mod.ts mock/mod.ts mock/msw.ts postgres/mod.ts server/mod.ts server/worker.ts
 
@@ -53,7 +58,15 @@ step "OpenAPI document through Spectral and Redocly; clients from openapi-typesc
 node --test --test-concurrency=1 --test-timeout=300000 test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
 step "Portman contract and variation tests run by Newman, against npm start and the mock"
 node --test --test-concurrency=1 --test-timeout=120000 test/consumer/portman_newman.ts
+step "ordinary clients (requests, httpx, axios, ky, fetch, curl --json) against the API and the mock, on each runtime"
+node --test --test-timeout=120000 test/consumer/ordinary_clients.ts
+deno test --allow-all --quiet test/consumer/ordinary_clients.ts
+bun test --timeout 120000 ./test/consumer/ordinary_clients.ts
 step "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH"
 node --test --test-timeout=300000 test/consumer/mock_executable.ts
+step "the mock's journal.har read by Python's json, and replayed as httpsnippet's curl commands"
+node --test --test-timeout=120000 test/consumer/har_consumers.ts
+step "the mock's live page at /__mock/ in headless Chromium, on the command and the executable"
+node --test --test-timeout=180000 test/browser/mock_page.ts
 step "reference page at /docs in headless Chromium, offline"
 node --test --test-timeout=180000 test/browser/reference_page.ts

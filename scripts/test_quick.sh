@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The edit-test loop: format, lint and types with Deno's toolchain, then the
-# unit tests under Node alone. No packing, no browser, no deploy targets, no
-# PostgreSQL and none of the tests that start servers as child processes or
-# wait on real deadlines; `npm test` (scripts/test.sh) runs all of that.
+# The edit-test loop: format, lint and types with Deno's toolchain, the
+# layers (dependency-cruiser), then the unit tests under Node alone. No
+# packing, no browser, no deploy targets, no PostgreSQL and none of the tests
+# that start servers as child processes or wait on real deadlines; `npm test`
+# (scripts/test.sh) runs all of that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$PWD/node_modules/.bin:$PATH"
@@ -29,5 +30,7 @@ step "deno lint"
 deno lint
 step "deno check"
 deno check "${sources[@]}"
+step "dependency-cruiser: no cycle, layers only import downwards (layers.json)"
+npm run --silent check:layers
 step "node --test ($(node --version), ${#tests[@]} files)"
 node --test --test-concurrency=1 "${tests[@]}"

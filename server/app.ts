@@ -12,16 +12,16 @@ import { FailedAuthLimiter } from "../src/auth/mod.ts";
 import { clientAddressOf } from "./runtimes/client_address.ts";
 import { runtimeSteps } from "./runtimes/mod.ts";
 import { Drain } from "./runtimes/drain.ts";
-import { referencePage } from "./reference_page.ts";
+import { referencePage } from "./files/reference_page.ts";
 import { demoFixtures } from "../src/store/mod.ts";
 import type { Fixtures } from "../src/store/mod.ts";
-import { readFixturesFile, requireLongTokens } from "./fixtures_file.ts";
-import { batchedLines } from "./log_lines.ts";
+import { readFixturesFile, requireLongTokens } from "./files/fixtures_file.ts";
+import { batchedLines } from "./observability/log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { exportCompression } from "./gzip_pool/mod.ts";
 import { MemoryStore } from "../src/store/mod.ts";
 import type { ServerSettings } from "./settings.ts";
-import { startTelemetry } from "./telemetry_sdk.ts";
+import { startTelemetry } from "./observability/telemetry_sdk.ts";
 import type { Store } from "../src/store/mod.ts";
 
 /** A store the server can seed and close. */

@@ -21,7 +21,7 @@
  *
  * @module
  */
-import "./require_supported_runtime.ts";
+import "./runtimes/require_supported_runtime.ts";
 import process from "node:process";
 import {
   type Command,

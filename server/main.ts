@@ -16,7 +16,7 @@
  *
  * @module
  */
-import "./require_supported_runtime.ts";
+import "./runtimes/require_supported_runtime.ts";
 import process from "node:process";
 import { runServer } from "./run_server.ts";
 import { readServerSettings } from "./settings.ts";

@@ -30,7 +30,7 @@
  *
  * @module
  */
-import "./require_supported_runtime.ts";
+import "./runtimes/require_supported_runtime.ts";
 import { realpathSync } from "node:fs";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
@@ -39,7 +39,10 @@ import { serveApp } from "./run_server.ts";
 import { openServerApp } from "./app.ts";
 import { readServerSettings } from "./settings.ts";
 import { runtimeName } from "./runtimes/mod.ts";
-import { shutDownOnStopSignal, type StoppableServer } from "./shutdown.ts";
+import {
+  shutDownOnStopSignal,
+  type StoppableServer,
+} from "./runtimes/shutdown.ts";
 
 /** What `deno serve`, Deno Deploy and Bun read from the default export. */
 export interface ServerEntry {

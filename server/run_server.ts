@@ -7,11 +7,11 @@
  *
  * @module
  */
-import { announceTokens } from "./fixtures_file.ts";
+import { announceTokens } from "./files/fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./app.ts";
 import type { ServerSettings } from "./settings.ts";
 import { runtimeName, serve } from "./runtimes/mod.ts";
-import { shutDownOnStopSignal } from "./shutdown.ts";
+import { shutDownOnStopSignal } from "./runtimes/shutdown.ts";
 
 /**
  * Serves until SIGINT or SIGTERM, then shuts down gracefully: `/readyz`

@@ -25,7 +25,7 @@ import {
 } from "./operations/mod.ts";
 import { callMessages } from "./operations/mod.ts";
 import { deleteIntegration } from "./operations/mod.ts";
-import type { Endpoint, GrantedContext } from "./operations/mod.ts";
+import type { Endpoint, GrantedContext } from "./http/mod.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   ExportSlots,

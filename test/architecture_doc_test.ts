@@ -1,15 +1,22 @@
 /**
  * docs/architecture.md names the project's files and folders: each one it
  * names, in its tree and in backticks, exists, so that the page a newcomer
- * reads first does not lead them to a file that moved.
+ * reads first does not lead them to a file that moved; and its layer picture
+ * is the one drawn from the order declared in layers.json, which
+ * `npm run check:layers` enforces.
  *
  * @module
  */
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { documentText, fencedBlocks } from "./support/docs.ts";
+import {
+  declaredLayers,
+  layerPicture,
+  withPicture,
+} from "../build/layer_picture.ts";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const DOCUMENT = "docs/architecture.md";
@@ -19,6 +26,25 @@ const PATH =
 
 describe(DOCUMENT, () => {
   const text = documentText(DOCUMENT);
+
+  it("draws the layers declared in layers.json", () => {
+    const layers = declaredLayers();
+    const { was } = withPicture(text, layerPicture(layers));
+    assert.equal(
+      was,
+      layerPicture(layers),
+      "the picture differs: run `node build/layer_picture.ts`",
+    );
+  });
+
+  it("declares every folder of src/ in one layer, and nothing else", () => {
+    const declared = declaredLayers().src.flat().map(({ path }) => path);
+    assert.deepEqual(
+      [...declared].sort(),
+      readdirSync(`${ROOT}src`).sort(),
+    );
+    assert.equal(new Set(declared).size, declared.length);
+  });
 
   it("names only paths that exist, in backticks and in prose", () => {
     const missing = [...new Set(text.match(PATH))]

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { allows, authenticate, authorize } from "../src/auth/authenticate.ts";
 import { authorizeDelete } from "../src/operations/delete_integration.ts";
-import { HttpError } from "../src/http/http_error.ts";
+import { HttpError } from "../src/errors/http_error.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { ROLES } from "../src/store/store.ts";
 

@@ -13,7 +13,7 @@ import {
   parseBulkRequest,
   RequestValidationError,
 } from "../src/validation/mod.ts";
-import { HttpError } from "../src/http/http_error.ts";
+import { HttpError } from "../src/errors/http_error.ts";
 
 const U1 = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
 const U2 = "6f9619ff-8b86-d011-b42d-00c04fc964ff";

@@ -18,7 +18,7 @@ import { demoFixtures } from "../src/store/demo_fixtures.ts";
 import { apiFixtures, TOKENS } from "./support/api_fixtures.ts";
 import { runBin, startMockCli } from "./support/mock_cli.ts";
 import { countRows, createTestDatabase } from "./support/postgres.ts";
-import { hashToken } from "../src/auth/sha256.ts";
+import { hashToken } from "../src/store/sha256.ts";
 import postgres from "postgres";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));

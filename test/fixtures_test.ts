@@ -18,9 +18,12 @@ import {
   parseTrigger,
   resolveFixtures,
 } from "../src/store/fixtures.ts";
-import { describeTokens, readFixturesFile } from "../server/fixtures_file.ts";
+import {
+  describeTokens,
+  readFixturesFile,
+} from "../server/files/fixtures_file.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { hashToken } from "../src/auth/sha256.ts";
+import { hashToken } from "../src/store/sha256.ts";
 
 const ACME = "0b6f1c2e-8d3a-4c55-9a57-3e3c2d1f0a11";
 const GLOBEX = "9f1e2d3c-4b5a-4978-8a6b-5c4d3e2f1a00";

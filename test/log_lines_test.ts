@@ -7,7 +7,10 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { setImmediate } from "node:timers";
-import { batchedLines, type LineSink } from "../server/log_lines.ts";
+import {
+  batchedLines,
+  type LineSink,
+} from "../server/observability/log_lines.ts";
 
 /** A sink that records its writes and completes them when told. */
 function recordingSink(): LineSink & {

@@ -9,7 +9,7 @@ import {
   type Migration,
   MIGRATION_FILES,
 } from "../postgres/mod.ts";
-import { hashToken, sha256Hex } from "../src/auth/sha256.ts";
+import { hashToken, sha256Hex } from "../src/store/sha256.ts";
 import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
 
 const P = "5c000000-0000-4000-8000-000000000001";

@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -75,13 +81,18 @@ describe("the mock's documented examples (docs/mock.md)", () => {
       "200", // list
       "204", // DELETE fault-1
       "204", // DELETE all
+      "200", // journal.har, saved
       "404", // Prefer: code=404
     ], JSON.stringify(results, null, 2));
     assert.ok(Array.isArray(JSON.parse(results[2]!.body).calls));
     assert.ok(Array.isArray(JSON.parse(results[3]!.body).requests));
     assert.equal(JSON.parse(results[5]!.body).id, "fault-1");
     assert.equal(JSON.parse(results[9]!.body).faults.length, 4);
-    assert.equal(JSON.parse(results[12]!.body).error_code, "CALL_NOT_FOUND");
+    const har = JSON.parse(
+      readFileSync(join(directory, "journal.har"), "utf8"),
+    );
+    assert.equal(har.log.version, "1.2");
+    assert.equal(JSON.parse(results[13]!.body).error_code, "CALL_NOT_FOUND");
   });
 
   it("runs the in-process JavaScript example", () => {

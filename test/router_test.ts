@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HttpError } from "../src/http/http_error.ts";
+import { HttpError } from "../src/errors/http_error.ts";
 import { Router } from "../src/http/router.ts";
 
 const router = new Router([

@@ -15,7 +15,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { after, describe, it } from "node:test";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";
-import { describeTokens } from "../server/fixtures_file.ts";
+import { describeTokens } from "../server/files/fixtures_file.ts";
 import { checkNoDemoTokens, type Send } from "./deploy/fetch_checks.ts";
 import { countRows, createTestDatabase } from "./support/postgres.ts";
 

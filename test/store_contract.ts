@@ -15,7 +15,7 @@ import {
   type SeedOptions,
 } from "../src/store/fixtures.ts";
 import type { Store, TranscriptChunk } from "../src/store/store.ts";
-import { hashToken } from "../src/auth/sha256.ts";
+import { hashToken } from "../src/store/sha256.ts";
 
 /** A store that can be seeded, as both stores can. */
 export interface SeedableStore extends Store {

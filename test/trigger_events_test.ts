@@ -6,9 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { HttpError } from "../src/http/http_error.ts";
+import { HttpError } from "../src/errors/http_error.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
-import { nextFireTimes, scheduleProblem } from "../src/operations/schedule.ts";
+import { nextFireTimes, scheduleProblem } from "../src/store/schedule.ts";
 import type { Flow, Trigger } from "../src/store/store.ts";
 import {
   EXAMPLE_CALL_ID,

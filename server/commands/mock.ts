@@ -25,13 +25,13 @@ import { isDroppedConnection } from "../../mock/drop_connection.ts";
 import { isLoopbackHost } from "../../mock/guard.ts";
 import { DEFAULT_JOURNAL_LIMIT } from "../../mock/journal.ts";
 import { createMockServer } from "../../mock/mock_server.ts";
-import { announceTokens } from "../fixtures_file.ts";
+import { announceTokens } from "../files/fixtures_file.ts";
 import { runtimeName, runtimeSteps, serve } from "../runtimes/mod.ts";
 import { type Command, optionValue } from "./command_line.ts";
 import { parsePort, parsePositiveInteger } from "../settings.ts";
 import { loadStartFixtures, startFixtures } from "../app.ts";
-import { referencePage } from "../reference_page.ts";
-import { onStopSignal } from "../shutdown.ts";
+import { referencePage } from "../files/reference_page.ts";
+import { onStopSignal } from "../runtimes/shutdown.ts";
 
 /** The command's help text. */
 export const MOCK_USAGE = `Usage: callflow-api mock [options]
@@ -52,6 +52,8 @@ Options:
   --fixtures-limit <n>   Largest PUT /__mock/fixtures body in bytes
                          (default ${DEFAULT_FIXTURES_LIMIT})
   --no-docs              Serve no reference page at /docs (the JSON only)
+  --no-ui                Serve no live page at /__mock/ (the control API
+                         alone)
   -v, --verbose          Print one line per request: method, path, status, ms
   -V, --version          Print the package's version
   -h, --help             Show this help
@@ -66,6 +68,8 @@ Control API (no token; JSON bodies; pages on other sites are refused):
   POST   /__mock/faults        Add one, e.g. {"operation": "testTrigger",
                                "status": 503, "times": 1}
   DELETE /__mock/faults[/id]   Remove all, or one
+  GET    /__mock/journal.har   The requests answered, as a HAR 1.2 file
+  GET    /__mock/              The live page: journal, state, faults
   GET    /__mock/openapi.json  The control API's OpenAPI document
 Any API request may send Prefer: code=<status> for a status its operation
 defines in /openapi.json.`;
@@ -77,6 +81,7 @@ interface Settings {
   allowedHosts: string[];
   verbose: boolean;
   docs: boolean;
+  ui: boolean;
   journalLimit: number;
   fixturesLimit: number;
 }
@@ -89,6 +94,7 @@ function mockSettings(values: Record<string, unknown>): Settings {
     allowedHosts: (values["allowed-host"] as string[] | undefined) ?? [],
     verbose: values.verbose === true,
     docs: values["no-docs"] !== true,
+    ui: values["no-ui"] !== true,
     journalLimit: parsePositiveInteger(
       values["journal-limit"] as string,
       "--journal-limit",
@@ -126,6 +132,7 @@ async function serveMock(settings: Settings): Promise<number> {
         ...(settings.docs ? [referencePage()] : []),
       ],
       fixturesLimit: settings.fixturesLimit,
+      ui: settings.ui,
       // Bound to another interface on purpose: the API answers other
       // names; the control API only its own and those it was told.
       allowAnyHost: !isLoopbackHost(hostname) && hostname !== "::1",
@@ -187,7 +194,10 @@ async function serveMock(settings: Settings): Promise<number> {
     [
       `Mock API listening on ${server.url} (${runtimeName()}, ${source})`,
       tokens,
-      `Control API: ${server.url}/__mock/ (reset, fixtures, state, requests, faults; see ${server.url}/__mock/openapi.json)`,
+      `Control API: ${server.url}/__mock/ (reset, fixtures, state, requests, faults, journal.har; see ${server.url}/__mock/openapi.json)`,
+      ...(settings.ui
+        ? [`Live page: ${server.url}/__mock/ (open it in a browser)`]
+        : []),
       `CORS: any origin for the API; the control API only for pages on localhost${
         settings.allowedHosts.length === 0
           ? ""
@@ -221,6 +231,7 @@ export const mockCommand: Command = {
     "fixtures-limit": { type: "string", default: `${DEFAULT_FIXTURES_LIMIT}` },
     verbose: { type: "boolean", short: "v", default: false },
     "no-docs": { type: "boolean", default: false },
+    "no-ui": { type: "boolean", default: false },
   },
   run: (values) => serveMock(mockSettings(values)),
 };

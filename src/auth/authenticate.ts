@@ -5,7 +5,7 @@
  */
 import { HttpError } from "../http/mod.ts";
 import type { Grant, Role, Store } from "../store/mod.ts";
-import { hashToken } from "./sha256.ts";
+import { hashToken } from "../store/mod.ts";
 
 /** Something a request may ask to do. */
 export type Permission =

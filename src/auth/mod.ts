@@ -1,7 +1,7 @@
 /**
  * Authentication and authorization: bearer tokens resolved to grants
- * (by their SHA-256 digest), role permissions, the failed-authentication
- * bound, and the pipeline step that applies them.
+ * (by their SHA-256 digest, `hashToken` in `src/store/`), role permissions,
+ * the failed-authentication bound, and the pipeline step that applies them.
  *
  * The door of `src/auth/`: the rest of the project imports this folder
  * through this module only.
@@ -11,4 +11,3 @@
 export * from "./authenticate.ts";
 export * from "./authentication.ts";
 export * from "./failed_auth.ts";
-export * from "./sha256.ts";

@@ -8,7 +8,16 @@
  *
  * @module
  */
-import type { AbortCause } from "../telemetry/mod.ts";
+
+/** How a response body ended before it was complete. */
+export type AbortCause =
+  /**
+   * The client stopped reading: it disconnected, cancelled the body, or read
+   * nothing for the export stall deadline.
+   */
+  | "client"
+  /** The server aborted it: the store failed midway through an export. */
+  | "error";
 
 /**
  * Why a streamed body was cut: its client read nothing for too long, or read

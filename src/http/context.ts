@@ -1,15 +1,17 @@
 /**
  * One request's context: what the pipeline's steps learn about a request,
- * in one place, and the builders of its answers.
+ * in one place, and the builders of its answers; and what a route leads to,
+ * an endpoint and its operation. An operation's settings (the store, the
+ * clock, its deadlines) are fixed when the handler builds it, once; a request
+ * brings only its {@linkcode Context}.
  *
  * @module
  */
 import type { WatchedBody } from "./body_watch.ts";
 import { PUBLIC_HEADERS } from "./hardening_headers.ts";
-import type { HttpError } from "./http_error.ts";
+import type { HttpError } from "../errors/mod.ts";
 import { RequestValidationError } from "../validation/mod.ts";
 import type { Grant } from "../store/mod.ts";
-import type { Endpoint } from "../operations/mod.ts";
 
 /** A route the router matched: its pattern and its path params. */
 export interface MatchedRoute {
@@ -99,6 +101,7 @@ export class Context<Vars extends object = Record<never, never>> {
   #errorCode: string | undefined;
   #bodyLength: number | undefined;
   #watchedBody: WatchedBody | undefined;
+  #built: BuiltAnswer | undefined;
 
   /**
    * Reads what every step needs of a request, once.
@@ -135,6 +138,17 @@ export class Context<Vars extends object = Record<never, never>> {
    */
   get bodyLength(): number | undefined {
     return this.#bodyLength;
+  }
+
+  /**
+   * The last answer built here from a whole body (or none), with that body
+   * and the header record it was built with: a step that records answers
+   * (the mock's journal) reads them here rather than from a clone of the
+   * response, which costs a web `Response` and a stream. `undefined` before
+   * such an answer, or after a streamed one.
+   */
+  get built(): BuiltAnswer | undefined {
+    return this.#built;
   }
 
   /** The watch on the answer's streamed body, once one was built here. */
@@ -174,13 +188,10 @@ export class Context<Vars extends object = Record<never, never>> {
     this.#bodyLength = utf8Length(text);
     // A string body and a plain header record keep @hono/node-server on its
     // fast path (it writes them without building a web Response).
-    return new Response(text, {
-      status,
-      headers: {
-        "content-type": "application/json",
-        ...headers,
-        ...this.headers,
-      },
+    return this.#build(text, status, {
+      "content-type": "application/json",
+      ...headers,
+      ...this.headers,
     });
   }
 
@@ -213,10 +224,7 @@ export class Context<Vars extends object = Record<never, never>> {
     this.#bodyLength = typeof content === "string"
       ? utf8Length(content)
       : content.byteLength;
-    return new Response(content as BodyInit, {
-      status,
-      headers: { ...headers, ...this.headers },
-    });
+    return this.#build(content, status, { ...headers, ...this.headers });
   }
 
   /**
@@ -228,10 +236,17 @@ export class Context<Vars extends object = Record<never, never>> {
    */
   empty(status: number, headers?: Readonly<Record<string, string>>): Response {
     this.#bodyLength = 0;
-    return new Response(null, {
-      status,
-      headers: { ...headers, ...this.headers },
-    });
+    return this.#build(null, status, { ...headers, ...this.headers });
+  }
+
+  #build(
+    body: string | Uint8Array | null,
+    status: number,
+    headers: Record<string, string>,
+  ): Response {
+    const response = new Response(body as BodyInit | null, { status, headers });
+    this.#built = { response, body, headers };
+    return response;
   }
 
   /**
@@ -247,6 +262,7 @@ export class Context<Vars extends object = Record<never, never>> {
     headers: Readonly<Record<string, string>>,
   ): Response {
     this.#watchedBody = body;
+    this.#built = undefined;
     return new Response(body.readable, {
       headers: { ...headers, ...this.headers },
     });
@@ -289,6 +305,81 @@ export class Context<Vars extends object = Record<never, never>> {
       headers,
     });
   }
+}
+
+/** The context of a route that needs a token, with the token's grant. */
+export type GrantedContext = Context & { readonly grant: Grant };
+
+/**
+ * An operation: one endpoint's work, for one request. It answers with a
+ * response built by its context, or throws an `HttpError` (or a
+ * `RequestValidationError`).
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context, type Operation } from "./context.ts";
+ *
+ * const hello: Operation = (context) =>
+ *   Promise.resolve(context.json({ hello: context.params.name }));
+ * const context = new Context(new Request("http://x/hello/Ada"));
+ * context.route = { pattern: "/hello/{name}", params: { name: "Ada" } };
+ * const response = await hello(context);
+ * assert.deepEqual(await response.json(), { hello: "Ada" });
+ * assert.equal(response.headers.get("x-request-id"), context.requestId);
+ * ```
+ */
+export type Operation<OperationContext extends Context = Context> = (
+  context: OperationContext,
+) => Promise<Response>;
+
+/**
+ * What a route leads to: an operation anyone may call, or one that needs a
+ * bearer token, which the pipeline resolves to a grant before calling it (a
+ * missing or unknown token is answered 401 without reaching the operation;
+ * what the grant's role may do, the operation checks itself, after
+ * validating its input, as the spec orders the errors). A body over the
+ * route's `bodyLimit` is refused before either.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context, type Endpoint, type GrantedContext } from "./context.ts";
+ *
+ * const endpoint: Endpoint = {
+ *   authenticated: true,
+ *   operation: (context) =>
+ *     Promise.resolve(context.empty(context.grant.role === "owner" ? 204 : 403)),
+ * };
+ * assert.ok(endpoint.authenticated);
+ * const context = new Context(new Request("http://x/"));
+ * context.grant = { projectId: "p", role: "owner" };
+ * const response = await endpoint.operation(context as GrantedContext);
+ * assert.equal(response.status, 204);
+ * ```
+ */
+export type Endpoint =
+  & (
+    | { authenticated: false; operation: Operation }
+    | { authenticated: true; operation: Operation<GrantedContext> }
+  )
+  & {
+    /**
+     * The largest request body the route takes, in bytes; one declared
+     * larger is refused with 413 before anything else, its rest unread.
+     * Default: the route takes no body, and reads and drops a small one
+     * (see `discardSmallBody`).
+     */
+    bodyLimit?: number;
+  };
+/** An answer built from a whole body: see {@linkcode Context.built}. */
+export interface BuiltAnswer {
+  /** The response. */
+  readonly response: Response;
+  /** Its body; `null` for none. */
+  readonly body: string | Uint8Array | null;
+  /** The headers it was built with, names as given. */
+  readonly headers: Readonly<Record<string, string>>;
 }
 
 /** Path characters the URL parser keeps as they are in a special URL. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context } from "./context.ts";
-import { HttpError } from "./http_error.ts";
+import { HttpError } from "../errors/mod.ts";
 import type { ErrorRenderer } from "./pipeline.ts";
 import { ClientGoneError, leavesLargeBody } from "./request_body.ts";
 import { RequestValidationError } from "../validation/mod.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { HttpError } from "./http_error.ts";
+import { HttpError } from "../errors/mod.ts";
 
 /** The largest request body accepted: 1 MiB. */
 export const MAX_BODY_BYTES = 1024 * 1024;

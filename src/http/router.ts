@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { HttpError } from "./http_error.ts";
+import { HttpError } from "../errors/mod.ts";
 import { unquote } from "../validation/mod.ts";
 
 /** A route: a method and a path pattern whose `{name}` segments are params. */
@@ -56,7 +56,7 @@ export interface RouterOptions {
  * @example A GET route answers HEAD too
  * ```ts
  * import assert from "node:assert/strict";
- * import { HttpError } from "./http_error.ts";
+ * import { HttpError } from "../errors/mod.ts";
 import { unquote } from "../validation/mod.ts";
  * import { Router } from "./router.ts";
  *

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { HttpError } from "./http_error.ts";
+import { HttpError } from "../errors/mod.ts";
 import type { Middleware } from "./pipeline.ts";
 import { PRIVATE_HEADERS } from "./hardening_headers.ts";
 import {
@@ -13,7 +13,7 @@ import {
   refuseDeclaredOver,
 } from "./request_body.ts";
 import type { Router } from "./router.ts";
-import type { Endpoint } from "../operations/mod.ts";
+import type { Endpoint } from "./context.ts";
 
 /**
  * Routes each request: sets `context.route` and `context.endpoint`, or

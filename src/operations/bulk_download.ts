@@ -11,7 +11,7 @@ import { HttpError } from "../http/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { transcriptArchive } from "./transcript_archive.ts";
 import type { ZipCompression } from "../zip/mod.ts";
-import type { GrantedContext, Operation } from "./endpoint.ts";
+import type { GrantedContext, Operation } from "../http/mod.ts";
 import type { ExportRefusal, ExportSlots } from "./export_slots.ts";
 
 /** How long an export's client may read nothing before it is cut, in ms. */
@@ -63,7 +63,7 @@ export interface BulkDownloadSettings {
  * import assert from "node:assert/strict";
  * import { Context } from "../http/context.ts";
  * import { bulkDownload } from "./bulk_download.ts";
- * import type { GrantedContext } from "./endpoint.ts";
+ * import type { GrantedContext } from "../http/context.ts";
  * import { ExportSlots } from "./export_slots.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *

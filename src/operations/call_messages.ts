@@ -7,7 +7,7 @@ import { authorize } from "../auth/mod.ts";
 import { HttpError } from "../http/mod.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import type { Store } from "../store/mod.ts";
-import type { GrantedContext, Operation } from "./endpoint.ts";
+import type { GrantedContext, Operation } from "../http/mod.ts";
 
 /**
  * The operation that answers with the call's messages as a JSON array (`[]`
@@ -21,7 +21,7 @@ import type { GrantedContext, Operation } from "./endpoint.ts";
  * import assert from "node:assert/strict";
  * import { Context } from "../http/context.ts";
  * import { callMessages } from "./call_messages.ts";
- * import type { GrantedContext } from "./endpoint.ts";
+ * import type { GrantedContext } from "../http/context.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
  * const callId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";

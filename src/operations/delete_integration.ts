@@ -7,7 +7,7 @@ import { allows } from "../auth/mod.ts";
 import { HttpError } from "../http/mod.ts";
 import type { Grant, Store } from "../store/mod.ts";
 import { parsePathUuid } from "../validation/mod.ts";
-import type { GrantedContext, Operation } from "./endpoint.ts";
+import type { GrantedContext, Operation } from "../http/mod.ts";
 
 /**
  * Refuses a grant whose role may not delete integrations as the spec does: 403
@@ -54,7 +54,7 @@ export function authorizeDelete(grant: Grant): void {
  * import assert from "node:assert/strict";
  * import { Context } from "../http/context.ts";
  * import { deleteIntegration } from "./delete_integration.ts";
- * import type { GrantedContext } from "./endpoint.ts";
+ * import type { GrantedContext } from "../http/context.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *
  * const integrationId = "5d1f8a8e-2b7c-4f3e-8f00-6a7d5c4b3a21";

@@ -7,7 +7,7 @@
  */
 import { HttpError } from "../http/mod.ts";
 import type { Context } from "../http/mod.ts";
-import type { Operation } from "./endpoint.ts";
+import type { Operation } from "../http/mod.ts";
 import type { Store, StoreDegraded } from "../store/mod.ts";
 
 /**

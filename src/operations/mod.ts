@@ -1,8 +1,8 @@
 /**
  * The API's operations, one module each (bulk download, call messages,
- * integration deletion, trigger test, health), the endpoint types the
- * router leads to, and what they use alone: export slots, the transcript
- * archive, trigger events and schedules.
+ * integration deletion, trigger test, health), and what they use alone:
+ * export slots, the transcript archive, trigger events. The endpoint types
+ * they are wrapped in belong to `src/http/`.
  *
  * The door of `src/operations/`: the rest of the project imports this folder
  * through this module only.
@@ -12,10 +12,8 @@
 export * from "./bulk_download.ts";
 export * from "./call_messages.ts";
 export * from "./delete_integration.ts";
-export * from "./endpoint.ts";
 export * from "./export_slots.ts";
 export * from "./health.ts";
-export * from "./schedule.ts";
 export * from "./test_trigger.ts";
 export * from "./transcript_archive.ts";
 export * from "./trigger_events.ts";

@@ -8,7 +8,7 @@ import { HttpError } from "../http/mod.ts";
 import { parsePathUuid } from "../validation/mod.ts";
 import { type TriggerEvent, triggerEvents } from "./trigger_events.ts";
 import type { Flow, Store } from "../store/mod.ts";
-import type { GrantedContext, Operation } from "./endpoint.ts";
+import type { GrantedContext, Operation } from "../http/mod.ts";
 
 /**
  * A flow's sample events, under the spec's rule for a flow that nothing
@@ -79,7 +79,7 @@ export interface TestTriggerSettings {
  * ```ts
  * import assert from "node:assert/strict";
  * import { Context } from "../http/context.ts";
- * import type { GrantedContext } from "./endpoint.ts";
+ * import type { GrantedContext } from "../http/context.ts";
  * import { testTrigger } from "./test_trigger.ts";
  * import { MemoryStore } from "../store/memory_store.ts";
  *

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { nextFireTimes } from "./schedule.ts";
+import { nextFireTimes } from "../store/mod.ts";
 import type { Store, Trigger } from "../store/mod.ts";
 
 /** A sample event: any JSON object. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { scheduleProblem } from "../operations/mod.ts";
+import { scheduleProblem } from "./schedule.ts";
 import { type Role, ROLES, type Trigger } from "./store.ts";
 import { parseUuid } from "../validation/mod.ts";
 

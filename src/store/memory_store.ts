@@ -19,7 +19,7 @@ import type {
   Store,
   TranscriptChunk,
 } from "./store.ts";
-import { hashToken } from "../auth/mod.ts";
+import { hashToken } from "./sha256.ts";
 
 interface StoredCall {
   projectId: string;

@@ -5,16 +5,7 @@
  *
  * @module
  */
-
-/** How a response body ended before it was complete. */
-export type AbortCause =
-  /**
-   * The client stopped reading: it disconnected, cancelled the body, or read
-   * nothing for the export stall deadline.
-   */
-  | "client"
-  /** The server aborted it: the store failed midway through an export. */
-  | "error";
+import type { AbortCause } from "../http/mod.ts";
 
 /** One finished request, as reported to `onRequestFinished`. */
 export interface FinishedRequest {

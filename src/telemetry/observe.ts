@@ -4,9 +4,8 @@
  *
  * @module
  */
-import type { Middleware } from "../http/mod.ts";
+import type { AbortCause, Middleware } from "../http/mod.ts";
 import {
-  type AbortCause,
   type FinishedRequest,
   isoTimeNow,
   type RequestFinishedListener,

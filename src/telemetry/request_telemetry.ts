@@ -1,7 +1,7 @@
 /**
  * The handler's OpenTelemetry instrumentation, through `@opentelemetry/api`
  * only: a no-op until an SDK registers itself (the server does, from the
- * standard `OTEL_*` variables; see server/telemetry_sdk.ts). Per request: a
+ * standard `OTEL_*` variables; see server/observability/telemetry_sdk.ts). Per request: a
  * server span named `METHOD route` that continues an incoming W3C
  * `traceparent` and ends when the body's last byte is handed over, and the
  * `http.server.request.duration` histogram; per export: its bytes, the
@@ -23,7 +23,7 @@ import {
   trace,
   type Tracer,
 } from "@opentelemetry/api";
-import type { AbortCause } from "./finished_request.ts";
+import type { AbortCause } from "../http/mod.ts";
 import type { ExportSlots } from "../operations/mod.ts";
 
 /** The instrumentation scope of everything the API reports. */

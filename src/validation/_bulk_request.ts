@@ -9,7 +9,7 @@
  * @module
  */
 
-import { HttpError } from "../http/mod.ts";
+import { HttpError } from "../errors/mod.ts";
 import {
   decodeJsonBytes,
   isJsonObject,

@@ -77,10 +77,14 @@ export interface RunningCli {
  * Starts the command with `args`; resolves once it prints its address.
  *
  * @param args e.g. `["mock", "--port", "0"]`.
+ * @param command The program and its arguments; default the bin with
+ * `args` on this runtime (another: the mock executable).
  * @returns The running command.
  */
-export function startMockCli(args: string[]): Promise<RunningCli> {
-  const [command, commandArgs] = binCommand(args);
+export function startMockCli(
+  args: string[],
+  [command, commandArgs]: [string, string[]] = binCommand(args),
+): Promise<RunningCli> {
   const child = spawn(command, commandArgs, {
     stdio: ["ignore", "pipe", "pipe"],
   });

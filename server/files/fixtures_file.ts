@@ -4,12 +4,12 @@
  * @module
  */
 import { readFile } from "node:fs/promises";
-import { demoFixtures } from "../src/store/mod.ts";
+import { demoFixtures } from "../../src/store/mod.ts";
 import {
   type Fixtures,
   FixturesError,
   parseFixtures,
-} from "../src/store/mod.ts";
+} from "../../src/store/mod.ts";
 
 /**
  * Reads and checks a fixtures file.
@@ -68,7 +68,7 @@ export const MIN_TOKEN_LENGTH = 32;
  * ```ts
  * import assert from "node:assert/strict";
  * import { requireLongTokens } from "./fixtures_file.ts";
- * import { demoFixtures } from "../src/store/demo_fixtures.ts";
+ * import { demoFixtures } from "../../src/store/demo_fixtures.ts";
  *
  * assert.throws(() => requireLongTokens(demoFixtures), /tokens\[0\]\.token/);
  * ```
@@ -105,8 +105,8 @@ const DEMO_TOKENS: ReadonlySet<string> = new Set(
  * ```ts
  * import assert from "node:assert/strict";
  * import { announceTokens } from "./fixtures_file.ts";
- * import { demoFixtures } from "../src/store/demo_fixtures.ts";
- * import { parseFixtures } from "../src/store/fixtures.ts";
+ * import { demoFixtures } from "../../src/store/demo_fixtures.ts";
+ * import { parseFixtures } from "../../src/store/fixtures.ts";
  *
  * const project_id = "3f1c9a52-7a4b-4e2d-9c11-5b8f2e6d7a90";
  * const secret = parseFixtures({
@@ -134,7 +134,7 @@ export function announceTokens(fixtures: Fixtures): string {
  * ```ts
  * import assert from "node:assert/strict";
  * import { describeTokens } from "./fixtures_file.ts";
- * import { demoFixtures } from "../src/store/demo_fixtures.ts";
+ * import { demoFixtures } from "../../src/store/demo_fixtures.ts";
  *
  * const lines = describeTokens(demoFixtures).split("\n");
  * assert.match(lines[0]!, /^ +demo-owner +owner +Acme$/);

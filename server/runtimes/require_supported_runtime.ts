@@ -7,7 +7,10 @@
  * @module
  */
 import process from "node:process";
-import { missingRuntimeFeatures, SUPPORTED_RUNTIMES } from "../src/http/mod.ts";
+import {
+  missingRuntimeFeatures,
+  SUPPORTED_RUNTIMES,
+} from "../../src/http/mod.ts";
 
 /** The oldest Node.js major version the API runs on. */
 export const MINIMUM_NODE_MAJOR = 22;

@@ -10,7 +10,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { HttpError, type Middleware } from "../src/http/mod.ts";
+import { HttpError, type Middleware } from "../../src/http/mod.ts";
 
 /** Where the reference page lives. */
 export const DOCS_PATH = "/docs";
@@ -94,7 +94,7 @@ export const readSwaggerUiAsset: AssetReader = async (name) => {
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { createHandler, MemoryStore } from "../mod.ts";
+ * import { createHandler, MemoryStore } from "../../mod.ts";
  * import { referencePage } from "./reference_page.ts";
  *
  * const handler = createHandler({

@@ -6,7 +6,7 @@
  * @module
  */
 import process from "node:process";
-import { type Drain, QUIET_MS } from "./runtimes/drain.ts";
+import { type Drain, QUIET_MS } from "./drain.ts";
 
 /** The part of a running server a shutdown drives. */
 export interface StoppableServer {
