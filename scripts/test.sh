@@ -56,6 +56,8 @@ step "mock under MSW setupWorker in headless Chromium"
 node --test --test-timeout=120000 test/browser/service_worker.ts
 step "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval"
 node --test --test-concurrency=1 --test-timeout=300000 test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
+step "Portman contract and variation tests run by Newman, against npm start and the mock"
+node --test --test-concurrency=1 --test-timeout=120000 test/consumer/portman_newman.ts
 step "ordinary clients (requests, httpx, axios, ky, fetch, curl --json) against the API and the mock, on each runtime"
 node --test --test-timeout=120000 test/consumer/ordinary_clients.ts
 deno test --allow-all --quiet test/consumer/ordinary_clients.ts
