@@ -14,7 +14,9 @@
  * warm-up, `BENCH_ROUNDS` rounds (default 5) in alternating order; the
  * medians' ratio is printed, with the server's CPU time per request (from
  * `/proc`), which the machine's other load disturbs less than req/s.
- * `BENCH_RUNTIMES=node,deno` picks runtimes. `BENCH_BEFORE=<checkout>` adds
+ * `BENCH_RUNTIMES=node,deno` picks runtimes; `BENCH_SERVERS=bare,api` leaves
+ * out the _reading_ and _minimal_ servers (their columns print `–`), as the
+ * regression gate (`bench/gate.ts`) does. `BENCH_BEFORE=<checkout>` adds
  * a fifth server, that checkout's `server/main.ts` (an earlier commit, e.g. a
  * `git worktree`), run in the same rounds: the API before and after a change.
  *
@@ -53,6 +55,10 @@ export const RUNTIME_COMMANDS: Record<string, string[]> = {
   bun: [bin("bun")],
 };
 const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
+/** The optional servers that run: `reading`, `minimal` (see the module doc). */
+const optional = new Set(
+  (process.env.BENCH_SERVERS ?? "bare,reading,minimal,api").split(","),
+);
 
 const scripts = mkdtempSync(join(tmpdir(), "wrk-"));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
@@ -252,16 +258,16 @@ if (import.meta.main) {
       "bench/bench_server.ts",
       "bare",
     ]);
-    const reading = await startServer([
-      ...command,
-      "bench/bench_server.ts",
-      "reading",
-    ]);
-    const minimal = await startLoggingServer(
-      [...command, "bench/bench_server.ts", "minimal"],
-      { PORT: "0" },
-      /^(http:\/\/\S+)/,
-    );
+    const reading = optional.has("reading")
+      ? await startServer([...command, "bench/bench_server.ts", "reading"])
+      : undefined;
+    const minimal = optional.has("minimal")
+      ? await startLoggingServer(
+        [...command, "bench/bench_server.ts", "minimal"],
+        { PORT: "0" },
+        /^(http:\/\/\S+)/,
+      )
+      : undefined;
     const api = await startLoggingServer(
       [...command, "server/main.ts"],
       { PORT: "0", FIXTURES: fixturesFile, LOG_LEVEL: LOG_LEVEL },
@@ -290,8 +296,8 @@ if (import.meta.main) {
           ]);
         run(bare, "1");
         run(api, "1");
-        run(reading, "1");
-        run(minimal, "1");
+        if (reading !== undefined) run(reading, "1");
+        if (minimal !== undefined) run(minimal, "1");
         if (before !== undefined) run(before, "1");
         if (hono !== undefined) run(hono, "1");
         const servers = { bare, reading, minimal, api, before, hono };
@@ -316,6 +322,11 @@ if (import.meta.main) {
             );
           }
         }
+        /** A median of a server that ran, or `–`. */
+        const of = (mode: Mode, figures: Record<Mode, number[]>, digits = 1) =>
+          servers[mode] === undefined
+            ? "–"
+            : median(figures[mode]).toFixed(digits);
         const ratio = median(rates.api) / median(rates.bare);
         const cpuRatio = median(cpu.bare) / median(cpu.api);
         rows.push(
@@ -323,11 +334,13 @@ if (import.meta.main) {
             median(rates.api).toFixed(0)
           } | **${ratio.toFixed(2)}x** | ${median(cpu.bare).toFixed(1)} | ${
             median(cpu.api).toFixed(1)
-          } | ${cpuRatio.toFixed(2)}x | ${median(rates.reading).toFixed(0)} | ${
-            median(cpu.reading).toFixed(1)
+          } | ${cpuRatio.toFixed(2)}x | ${of("reading", rates, 0)} | ${
+            of("reading", cpu)
           } | **${
-            (median(rates.minimal) / median(rates.bare)).toFixed(2)
-          }x** | ${median(cpu.minimal).toFixed(1)} |${
+            minimal === undefined
+              ? "–"
+              : (median(rates.minimal) / median(rates.bare)).toFixed(2) + "x"
+          }** | ${of("minimal", cpu)} |${
             before === undefined
               ? ""
               : ` ${median(rates.before).toFixed(0)} | ${
@@ -351,15 +364,15 @@ if (import.meta.main) {
       }
     } finally {
       bare.stop();
-      reading.stop();
-      await minimal.stop();
+      reading?.stop();
+      await minimal?.stop();
       await api.stop();
       await before?.stop();
       await hono?.stop();
       if (before !== undefined) rmSync(before.stdout);
       logLines.push(`${runtime}: ${countLines(api.stdout)} lines in the log`);
       rmSync(api.stdout);
-      rmSync(minimal.stdout);
+      if (minimal !== undefined) rmSync(minimal.stdout);
       if (hono !== undefined) {
         logLines.push(
           `${runtime} hono: ${countLines(hono.stdout) - 1} lines in its log`,

@@ -47,24 +47,36 @@ export function createMswHandlers(
   return [
     http.all(
       `${base}/*`,
-      async ({ request }) =>
-        handler(prefix === "" ? request : await withoutPrefix(request, prefix)),
+      async ({ request }) => handler(await asSent(request, prefix)),
     ),
   ];
 }
 
-/** The same request with `prefix` cut from the start of its path. */
-async function withoutPrefix(
-  request: Request,
-  prefix: string,
-): Promise<Request> {
+/**
+ * The request as a server hands it over: its path without `prefix`, and a
+ * body that no header measures (`fetch` adds `Content-Length` only when it
+ * sends) given the `Content-Length` it goes out with, so that the handler
+ * bounds it as it bounds one that came over HTTP: a route that takes no
+ * body ignores one of up to 64 KiB and refuses a larger one with 413. (A
+ * browser's `Headers` keep no `Content-Length`: under `setupWorker`, such a
+ * body is ignored whatever its size.)
+ */
+async function asSent(request: Request, prefix: string): Promise<Request> {
+  const { method, headers } = request;
+  const hasBody = request.body !== null && method !== "GET" &&
+    method !== "HEAD";
+  const unmeasured = hasBody && !headers.has("content-length") &&
+    !headers.has("transfer-encoding");
+  if (prefix === "" && !unmeasured) return request;
   const url = new URL(request.url);
   url.pathname = url.pathname.slice(prefix.length) || "/";
-  const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  const body = hasBody ? await request.arrayBuffer() : null;
+  const sent = new Headers(headers);
+  if (unmeasured) sent.set("content-length", String(body!.byteLength));
   return new Request(url, {
-    method: request.method,
-    headers: request.headers,
-    body: hasBody ? await request.arrayBuffer() : null,
+    method,
+    headers: sent,
+    body,
     signal: request.signal,
   });
 }

@@ -74,6 +74,8 @@ stage 3 "mock under MSW setupWorker in headless Chromium; reference page at /doc
 stage 3 "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval" \
   node --test --test-concurrency=2 --test-timeout=300000 \
   test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
+stage 3 "Portman contract and variation tests run by Newman, against npm start and the mock" \
+  node --test --test-timeout=120000 test/consumer/portman_newman.ts
 stage 3 "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH" \
   node --test --test-timeout=300000 test/consumer/mock_executable.ts
 

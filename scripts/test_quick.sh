@@ -18,7 +18,7 @@ for path in mod.ts src server postgres mock test bench; do
 done
 
 # Test files left to `npm test`: PostgreSQL, child processes, real timeouts.
-slow='^test/(postgres_.*|slow_clients|server_cli|serve_command|cli|mock_server|readme_mock_examples|docs_examples|http_server|fastapi_differential|no_secret_output|short_tokens|mock_rebinding|export_fairness)_test\.ts$'
+slow='^test/(postgres_.*|slow_clients|server_cli|serve_command|cli|mock_server|readme_mock_examples|docs_examples|http_server|fastapi_differential|no_secret_output|short_tokens|mock_rebinding|export_fairness|contract_property)_test\.ts$'
 tests=()
 for file in test/*_test.ts; do
   [[ "$file" =~ $slow ]] || tests+=("$file")

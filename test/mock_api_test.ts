@@ -150,6 +150,21 @@ describe("createMockApi with MSW setupServer", () => {
     await api.reset();
   });
 
+  it("a body over 64 KiB on a route that takes none is 413, as over HTTP", async () => {
+    const trigger = `/v1/workflow/${FLOWS.webhook}/trigger/test`;
+    for (const base of [BASE, "https://gateway.callflow.test/api"]) {
+      const response = await fetch(`${base}${trigger}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKENS.owner}` },
+        body: " ".repeat(64 * 1024 + 1),
+      });
+      assert.equal(response.status, 413, base);
+      assert.equal((await response.json()).error_code, "PAYLOAD_TOO_LARGE");
+    }
+    const bound = await call("POST", trigger, TOKENS.owner, " ".repeat(65_534));
+    assert.equal(bound.status, 200); // 65,536 bytes as JSON: ignored
+  });
+
   it("validation, auth and role errors are the real ones", async () => {
     const invalid = await call("POST", "/v1/call/message/bulk", TOKENS.owner, {
       call_ids: [],

@@ -99,6 +99,17 @@ const tooManyFailedAuthentications = errorResponse(
   { "Retry-After": header("RetryAfter") },
 );
 
+/**
+ * A response with OpenAPI `links`: how a value of this call gives the
+ * parameters of a next one, for tools that chain calls.
+ */
+function withLinks<T extends object>(
+  response: T,
+  links: Record<string, unknown>,
+): T & { links: Record<string, unknown> } {
+  return { ...response, links };
+}
+
 /** The hardening headers every answer carries (src/http/hardening_headers.ts). */
 const PUBLIC_HEADERS = {
   "X-Content-Type-Options": header("XContentTypeOptions"),
@@ -262,7 +273,7 @@ export const openApiDocument: OpenApiDocument = {
           },
         },
         responses: withHeaders(PRIVATE_HEADERS, {
-          "200": {
+          "200": withLinks({
             description: "The transcripts as one ZIP archive",
             headers: {
               "X-Request-Id": header("XRequestId"),
@@ -273,7 +284,14 @@ export const openApiDocument: OpenApiDocument = {
                 schema: { type: "string", contentMediaType: "application/zip" },
               },
             },
-          },
+          }, {
+            ExportedCallMessages: {
+              operationId: "listCallMessages",
+              parameters: { call_id: "$request.body#/call_ids/0" },
+              description:
+                "The messages of the first requested call, as its `<call_id>.json` in the archive holds them (when it had any).",
+            },
+          }),
           "400": errorResponse(
             "A body that cannot be decoded, or whose error would nest too deep to echo (`BAD_REQUEST`)",
             ["badBody"],
@@ -378,10 +396,20 @@ export const openApiDocument: OpenApiDocument = {
           "Runs the flow's trigger in test mode, without side effects, and returns the sample events it produces: a schedule's next three times, a call_ended trigger's latest calls, a webhook's sample payload as configured.",
         parameters: [uuidPathParam("flow_id", EXAMPLE_IDS.scheduleFlow)],
         responses: withHeaders(PRIVATE_HEADERS, {
-          "200": jsonResponse(
-            "The sample events",
-            ref("TriggerTestResponse"),
-            ["scheduleEvents", "callEndedEvents", "webhookEvents"],
+          "200": withLinks(
+            jsonResponse(
+              "The sample events",
+              ref("TriggerTestResponse"),
+              ["scheduleEvents", "callEndedEvents", "webhookEvents"],
+            ),
+            {
+              EventCallMessages: {
+                operationId: "listCallMessages",
+                parameters: { call_id: "$response.body#/events/0/call_id" },
+                description:
+                  "The messages of the call the first event names: a `call_ended` trigger's `call.ended` events carry `call_id` (the nil UUID of its example event is no call: 404). Schedule and webhook events carry none.",
+              },
+            },
           ),
           "401": unauthorized,
           "403": errorResponse(
@@ -416,33 +444,40 @@ export const openApiDocument: OpenApiDocument = {
     },
     headers: {
       XRequestId: {
+        required: true,
         description:
           "The request's id: the client's `X-Request-Id` when it sent a plain one (1 to 128 of `A-Za-z0-9_.:-`), a fresh UUID otherwise. A 500's message names it.",
         schema: { type: "string" },
       },
       WWWAuthenticate: {
+        required: true,
         description:
           'The bearer challenge: `Bearer realm="api"`, with `error="invalid_token"` for a token the server does not know.',
         schema: { type: "string" },
       },
       Allow: {
+        required: true,
         description: "The methods the path answers, e.g. `GET, HEAD`.",
         schema: { type: "string" },
       },
       RetryAfter: {
+        required: true,
         description: "Seconds to wait before retrying.",
         schema: { type: "integer", minimum: 0 },
       },
       XContentTypeOptions: {
+        required: true,
         description: "Browsers must not guess another type than the one sent.",
         schema: { type: "string", const: "nosniff" },
       },
       CacheControl: {
+        required: true,
         description:
           "What a token gives access to is never stored by a cache or the browser.",
         schema: { type: "string", const: "no-store" },
       },
       ContentDisposition: {
+        required: true,
         description: "The archive's file name.",
         schema: {
           type: "string",
