@@ -16,10 +16,14 @@ export PATH="$PWD/node_modules/.bin:$PATH"
 
 source scripts/stages.sh
 source scripts/ensure_optional_deps.sh
-# The Python of the FastAPI differential and of the Python clients' test.
-source scripts/ensure_python_env.sh
-
+# The Python of the FastAPI differential and of the Python clients' test is
+# made while the package is packed (neither reads what the other writes);
+# sourced once more afterwards, it only exports FASTAPI_PYTHON.
+(source scripts/ensure_python_env.sh) &
+python_env_made=$!
 source scripts/pack_once.sh
+wait "$python_env_made"
+source scripts/ensure_python_env.sh
 
 # Test files each runtime runs at once (each file its own process or worker).
 jobs="${TEST_JOBS:-3}"
