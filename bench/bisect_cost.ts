@@ -9,21 +9,25 @@
  * reference is `BISECT_REFERENCE=<checkout>`, e.g. a `git worktree` of the
  * last good commit. Both run their own `server/main.ts` side by side under
  * `BISECT_RUNTIME` (`node`, `deno` or `bun`; default `node`) with the fixtures
- * of this script's checkout, and the `node_modules` of the current directory
- * (a symlink to one `npm ci`, while the runtime dependencies are the same).
+ * of this script's checkout. The runtime and the servers' packages come from
+ * the current directory's `node_modules` (in a bisect, a symlink to one
+ * `npm ci`: the lockfile changes nothing the servers import in
+ * `8c3910e..f866d68`).
  * After a 1 s warm-up, wrk `-t1 -c50` loads both at once (one wrk each) for
  * `BENCH_SECONDS` (default 1), `BENCH_ROUNDS` times (default 8); the ratio is
  * the median over the rounds of the candidate's CPU µs a request (from
  * `/proc`) over the reference's in the same round. Loaded at the same moment,
  * both servers share whatever else the machine runs, which moves absolute µs
  * by a third between minutes; the reference against itself still spreads by
- * about ±12 % at a load average of 15 on 2 cores, so a change costing less
- * than a quarter is not found reliably on a busy machine.
+ * about ±12 % at a load average of 15 on 2 cores (more at 30), so a change
+ * costing less than a quarter is not found reliably on a busy machine.
  *
  * It prints one line: the commit, the ratio, both servers' median µs, the
  * load average. With `BISECT_THRESHOLD` it exits 1 (bad) when the ratio is at
  * or above it, else 0 (good); 125 (skip) when a server does not start or
- * answers other than 2xx. Without it, it exits 0 and only prints.
+ * answers other than 2xx; 128 (stop the bisect) without `BISECT_REFERENCE`
+ * or the runtime in `./node_modules/.bin`. Without a threshold it exits 0
+ * and only prints.
  *
  * Bisect (pick the threshold halfway between the endpoints' ratios: the good
  * end's is 1, measure the bad end's first without `BISECT_THRESHOLD`):
@@ -46,7 +50,13 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import process from "node:process";
@@ -69,6 +79,8 @@ const CANDIDATE = resolve(process.env.BISECT_CANDIDATE ?? process.cwd());
 const THRESHOLD = process.env.BISECT_THRESHOLD;
 /** `git bisect run`'s exit code for a commit that cannot be measured. */
 const SKIP = 125;
+/** An exit code that stops `git bisect run`: the setup is wrong. */
+const ABORT = 128;
 
 /** Starts a checkout's `server/main.ts` on the fixtures, log on. */
 function startApi(checkout: string, fixtures: string): Promise<LoggingServer> {
@@ -108,9 +120,14 @@ async function measure(servers: LoggingServer[]): Promise<number[][]> {
 }
 
 if (import.meta.main) {
-  if (REFERENCE === undefined || !(RUNTIME in RUNTIME_COMMANDS)) {
-    console.error("Cannot measure: BISECT_REFERENCE or BISECT_RUNTIME unset");
-    process.exit(2);
+  if (
+    REFERENCE === undefined || !(RUNTIME in RUNTIME_COMMANDS) ||
+    !existsSync(RUNTIME_COMMANDS[RUNTIME]![0]!)
+  ) {
+    console.error(
+      "Cannot measure: BISECT_REFERENCE unset, or no BISECT_RUNTIME in ./node_modules/.bin",
+    );
+    process.exit(ABORT);
   }
   const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], {
     cwd: CANDIDATE,
