@@ -28,7 +28,7 @@
  *
  * @module
  */
-import { execFileSync, spawn } from "node:child_process";
+import { execFile, execFileSync, spawn } from "node:child_process";
 import {
   closeSync,
   mkdtempSync,
@@ -42,6 +42,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { createInterface } from "node:readline";
+import { promisify } from "node:util";
 import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 
 const SECONDS = process.env.BENCH_SECONDS ?? "3";
@@ -207,6 +208,23 @@ function millis(figure: string): number {
   return Number(value) * ({ us: 0.001, ms: 1, s: 1000 }[unit!]!);
 }
 
+/** wrk's arguments for one run (`-t1 -c50 --latency`). */
+function wrkArgs(url: string, seconds: string, extra: string[]): string[] {
+  return ["-t1", "-c50", `-d${seconds}s`, "--latency", ...extra, url];
+}
+
+/** What wrk printed, parsed; throws when any request failed at the socket. */
+function wrkResult(output: string): WrkResult {
+  if (/Socket errors/.test(output)) throw new Error(output);
+  return {
+    rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]),
+    requests: Number(/(\d+) requests in/.exec(output)![1]),
+    p50: millis(/ 50%\s+(\S+)/.exec(output)![1]!),
+    p99: millis(/ 99%\s+(\S+)/.exec(output)![1]!),
+    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
+  };
+}
+
 /**
  * One wrk run (`-t1 -c50 --latency`); throws when any request failed at the
  * socket.
@@ -216,22 +234,26 @@ export function wrk(
   seconds: string,
   extra: string[] = [],
 ): WrkResult {
-  const output = execFileSync("wrk", [
-    "-t1",
-    "-c50",
-    `-d${seconds}s`,
-    "--latency",
-    ...extra,
-    url,
-  ], { encoding: "utf8" });
-  if (/Socket errors/.test(output)) throw new Error(output);
-  return {
-    rate: Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]),
-    requests: Number(/(\d+) requests in/.exec(output)![1]),
-    p50: millis(/ 50%\s+(\S+)/.exec(output)![1]!),
-    p99: millis(/ 99%\s+(\S+)/.exec(output)![1]!),
-    non2xx: Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0),
-  };
+  return wrkResult(
+    execFileSync("wrk", wrkArgs(url, seconds, extra), { encoding: "utf8" }),
+  );
+}
+
+/**
+ * {@linkcode wrk} without blocking: runs at several servers at once go side
+ * by side.
+ */
+export async function wrkAsync(
+  url: string,
+  seconds: string,
+  extra: string[] = [],
+): Promise<WrkResult> {
+  const { stdout } = await promisify(execFile)(
+    "wrk",
+    wrkArgs(url, seconds, extra),
+    { encoding: "utf8" },
+  );
+  return wrkResult(stdout);
 }
 
 /** CPU seconds (user + system) a process has used so far. */
