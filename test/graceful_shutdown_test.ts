@@ -29,7 +29,12 @@ const RUNTIME = "Deno" in globalThis
   ? "bun"
   : "node";
 
-/** About 12 MB: an export unread stays in flight, the sockets' buffers full. */
+/**
+ * About 12 MB of messages, a 7.6 MB ZIP: more than the server's send buffer
+ * (at most 4 MiB by Linux's default) and the reader's receive buffer (kept
+ * at its first size, see RawExport) hold, so an export unread stays in
+ * flight, the sockets' buffers full.
+ */
 const big = manyCalls({
   prefix: "5d",
   calls: 120,

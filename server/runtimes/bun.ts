@@ -72,8 +72,11 @@ export function serveBun(
 /**
  * A response under `Bun.serve` is over once answered, or, for a streamed
  * body (the bulk export), once the body is over or its client gone (the
- * request's signal): Bun tells nothing of one response, and its server's
- * `stop()` waits for the bytes it still holds.
+ * request's signal): Bun tells nothing of one response. Its server's
+ * `stop()` waits for a body still streaming, but not for the tail Bun
+ * still holds once the body is over (at most about one chunk, when the
+ * client reads more slowly than the server writes): an exit right then
+ * loses it.
  *
  * @example
  * ```ts

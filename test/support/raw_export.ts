@@ -1,15 +1,25 @@
 /**
  * A bulk export over a raw connection whose reading the test controls: it
- * stops reading after its first bytes (before the kernel grows the
- * connection's buffers, so that the server soon feels it), and can read
- * the rest later, de-chunked. Fetch clients differ (Deno's reads a body
- * ahead of its reader), a socket does not.
+ * stops reading after its first bytes, and can read the rest later,
+ * de-chunked. Fetch clients differ (Deno's reads a body ahead of its
+ * reader), a socket does not.
+ *
+ * The first bytes are read through a buffer no larger than they are, so
+ * that the connection's buffers keep their first size and the server soon
+ * feels a reader that stopped. Linux grows a receive buffer when one read
+ * takes more than the window it started with (64 KiB on loopback): Bun's
+ * socket reads all that has arrived, so a test process scheduled late took
+ * about 100 KB at once and the kernel grew the buffer to about 4 MB, enough,
+ * beside the server's send buffer, to take a whole 7.6 MB export unread.
  *
  * @module
  */
 import { connect, type Socket } from "node:net";
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
+
+/** The most one read takes once the first bytes came (as libuv reads). */
+const READ_BYTES = 64 * 1024;
 
 /** A bulk export request sent over its own socket. */
 export class RawExport {
@@ -33,20 +43,34 @@ export class RawExport {
     pauseAfter: number,
   ) {
     const body = JSON.stringify({ call_ids: callIds });
-    this.socket = connect(port, "127.0.0.1");
-    this.socket.on("error", () => {});
-    this.socket.on("data", (data: Uint8Array) => {
-      this.received += data.byteLength;
-      this.#chunks.push(data);
-      if (this.received >= pauseAfter && !this.#paused) {
-        this.#paused = true;
-        this.socket.pause();
-      }
-      if (this.#oneChunk) {
-        this.#oneChunk = false;
-        this.socket.pause();
-      }
+    this.socket = connect({
+      port,
+      host: "127.0.0.1",
+      onread: {
+        // Asked for before each read: until paused, no more than is wanted.
+        buffer: () =>
+          new Uint8Array(
+            this.#paused
+              ? READ_BYTES
+              : Math.min(Math.max(pauseAfter - this.received, 1), READ_BYTES),
+          ),
+        // Returning false pauses the socket.
+        callback: (bytes: number, buffer: Uint8Array) => {
+          this.received += bytes;
+          this.#chunks.push(buffer.slice(0, bytes));
+          if (this.received >= pauseAfter && !this.#paused) {
+            this.#paused = true;
+            return false;
+          }
+          if (this.#oneChunk) {
+            this.#oneChunk = false;
+            return false;
+          }
+          return true;
+        },
+      },
     });
+    this.socket.on("error", () => {});
     this.closed = new Promise((done) => this.socket.on("close", () => done()));
     this.socket.write(
       "POST /v1/call/message/bulk HTTP/1.1\r\nhost: x\r\n" +
@@ -66,7 +90,7 @@ export class RawExport {
 
   /**
    * Reads at about `bytesPerSecond` from now on (one read of the socket at a
-   * time, whatever its size, whenever it is behind that rate), a slow reader
+   * time, of up to 64 KiB, whenever it is behind that rate), a slow reader
    * that never quite stalls, until the returned function is called.
    */
   trickle(bytesPerSecond: number): () => void {
