@@ -48,6 +48,7 @@ import {
   TOKENS,
 } from "../test/support/api_fixtures.ts";
 import { median } from "./hot_path.ts";
+import { cpuMicros } from "./in_process.ts";
 
 type Handler = (request: Request) => Promise<Response>;
 
@@ -213,23 +214,6 @@ async function passesNetworkError(
   }
 }
 
-/**
- * CPU µs (this process's, user + system) per request of `count` requests
- * made by `make`, bodies read: steadier than wall time on a busy machine.
- */
-async function timeLoop(
-  handler: Handler,
-  make: () => Request,
-  count: number,
-): Promise<number> {
-  const started = process.cpuUsage();
-  for (let i = 0; i < count; i += 1) {
-    await (await handler(make())).arrayBuffer();
-  }
-  const { user, system } = process.cpuUsage(started);
-  return (user + system) / count;
-}
-
 const runtime = "Deno" in globalThis
   ? "deno"
   : "Bun" in globalThis
@@ -268,7 +252,7 @@ const samples = new Map<string, number[]>();
 for (const request of Object.keys(REQUESTS)) {
   for (const name of names) {
     // Warm-up, and the journal filled to its limit.
-    await timeLoop(handlers[name]!, REQUESTS[request]!, 2000);
+    await cpuMicros(handlers[name]!, REQUESTS[request]!, 2000);
     samples.set(`${request}|${name}`, []);
   }
 }
@@ -278,7 +262,7 @@ for (let round = 0; round < rounds; round += 1) {
   for (const [request, make] of Object.entries(REQUESTS)) {
     for (const name of order) {
       samples.get(`${request}|${name}`)!.push(
-        await timeLoop(handlers[name]!, make, count),
+        await cpuMicros(handlers[name]!, make, count),
       );
     }
   }

@@ -11,17 +11,16 @@
  * @module
  */
 import process from "node:process";
-import { setTimeout } from "node:timers";
 import { parseFixtures } from "../src/store/fixtures.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { createAccessLog } from "../src/telemetry/access_log.ts";
 import { batchedLines } from "../server/observability/log_lines.ts";
-import { apiFixtures, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
+import { apiFixtures } from "../test/support/api_fixtures.ts";
+import { constant, cpuMicros, median, requests } from "./in_process.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
-const UNKNOWN = "99999999-9999-4999-8999-999999999999";
 
 const store = new MemoryStore();
 await store.seed(parseFixtures(apiFixtures));
@@ -39,55 +38,15 @@ const handlers: Record<string, Handler> = {
     onRequestFinished: createAccessLog({ write: lines.write }),
   }),
 };
-const constant: Handler = () =>
-  Promise.resolve(
-    new Response('{"events":[]}', {
-      headers: { "content-type": "application/json" },
-    }),
-  );
-
-const requests = {
-  trigger: () =>
-    new Request(`http://127.0.0.1/v1/workflow/${FLOWS.webhook}/trigger/test`, {
-      method: "POST",
-      headers: { authorization: `Bearer ${TOKENS.owner}` },
-    }),
-  delete404: () =>
-    new Request(`http://127.0.0.1/v1/integration/${UNKNOWN}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${TOKENS.owner}` },
-    }),
-};
-
-/**
- * CPU microseconds per request, body read, over `REQUESTS` requests: the
- * process's CPU time, which other load on the machine disturbs less than the
- * clock.
- */
-async function time(handler: Handler, make: () => Request): Promise<number> {
-  const started = process.cpuUsage();
-  for (let i = 0; i < REQUESTS; i += 1) {
-    const response = await handler(make());
-    await response.arrayBuffer();
-    // A turn of the event loop every 50 requests, as a server under wrk's 50
-    // connections takes them: the access log writes its batch there.
-    if (i % 50 === 49) await new Promise((resolve) => setTimeout(resolve));
-  }
-  const { user, system } = process.cpuUsage(started);
-  return (user + system) / REQUESTS;
-}
-
-const median = (values: number[]) =>
-  [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 const samples: Record<string, number[]> = {};
 for (let round = 0; round < ROUNDS; round += 1) {
   const order = Object.entries(requests);
   if (round % 2 === 1) order.reverse();
   for (const [name, make] of order) {
-    const base = await time(constant, make);
+    const base = await cpuMicros(constant, make, REQUESTS);
     for (const [mode, handler] of Object.entries(handlers)) {
-      const cost = await time(handler, make);
+      const cost = await cpuMicros(handler, make, REQUESTS);
       (samples[`${name} ${mode}`] ??= []).push(cost - base);
     }
   }

@@ -26,7 +26,12 @@ import { isLoopbackHost } from "../../mock/guard.ts";
 import { DEFAULT_JOURNAL_LIMIT } from "../../mock/journal.ts";
 import { createMockServer } from "../../mock/mock_server.ts";
 import { announceTokens } from "../files/fixtures_file.ts";
-import { runtimeName, runtimeSteps, serve } from "../runtimes/mod.ts";
+import {
+  bodyFramingSteps,
+  runtimeName,
+  runtimeSteps,
+  serve,
+} from "../runtimes/mod.ts";
 import { type Command, optionValue } from "./command_line.ts";
 import { parsePort, parsePositiveInteger } from "../settings.ts";
 import { loadStartFixtures, startFixtures } from "../app.ts";
@@ -129,6 +134,7 @@ async function serveMock(settings: Settings): Promise<number> {
       journalLimit: settings.journalLimit,
       middleware: [
         ...runtimeSteps(),
+        ...bodyFramingSteps(),
         ...(settings.docs ? [referencePage()] : []),
       ],
       fixturesLimit: settings.fixturesLimit,

@@ -10,7 +10,11 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import { HttpError, type Middleware } from "../../src/http/mod.ts";
+import {
+  type Context,
+  HttpError,
+  type Middleware,
+} from "../../src/http/mod.ts";
 
 /** Where the reference page lives. */
 export const DOCS_PATH = "/docs";
@@ -47,7 +51,14 @@ const INIT = `window.ui = SwaggerUIBundle({
 `;
 
 /** The page's files, by path, with their content type. */
-const FILES: Record<string, { type: string; text?: string; asset?: string }> = {
+/** A file of the page: its type, and its text or the asset it is. */
+interface PageFile {
+  type: string;
+  text?: string;
+  asset?: string;
+}
+
+const FILES: Record<string, PageFile> = {
   [DOCS_PATH]: { type: "text/html; charset=utf-8", text: PAGE },
   [`${DOCS_PATH}/init.js`]: { type: "text/javascript", text: INIT },
   [`${DOCS_PATH}/swagger-ui.css`]: {
@@ -117,13 +128,7 @@ export function referencePage(
   readAsset: AssetReader = readSwaggerUiAsset,
 ): Middleware {
   const assets = new Map<string, Promise<Uint8Array>>();
-  return async (context, next) => {
-    // Only a GET or HEAD may be for a file.
-    const { method } = context.request;
-    if (method !== "GET" && method !== "HEAD") return next();
-    const { pathname } = context;
-    const file = Object.hasOwn(FILES, pathname) ? FILES[pathname] : undefined;
-    if (file === undefined) return next();
+  const serveFile = async (context: Context, file: PageFile) => {
     let body: Uint8Array | string;
     if (file.asset === undefined) {
       body = file.text!;
@@ -149,6 +154,16 @@ export function referencePage(
       "content-type": file.type,
       "cache-control": "no-cache",
     });
-    return method === "HEAD" ? context.withoutBody(page) : page;
+    return context.request.method === "HEAD" ? context.withoutBody(page) : page;
+  };
+  // Not async: a request for anything else passes on without a promise of
+  // its own.
+  return (context, next) => {
+    // Only a GET or HEAD may be for a file.
+    const { method } = context.request;
+    if (method !== "GET" && method !== "HEAD") return next();
+    const { pathname } = context;
+    const file = Object.hasOwn(FILES, pathname) ? FILES[pathname] : undefined;
+    return file === undefined ? next() : serveFile(context, file);
   };
 }

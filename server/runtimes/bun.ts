@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Middleware } from "../../src/http/mod.ts";
+import type { Context, Middleware, WatchedBody } from "../../src/http/mod.ts";
 import type { ResponseEnd } from "./drain.ts";
 import {
   type RunningServer,
@@ -76,7 +76,9 @@ export function serveBun(
  * `stop()` waits for a body still streaming, but not for the tail Bun
  * still holds once the body is over (at most about one chunk, when the
  * client reads more slowly than the server writes): an exit right then
- * loses it.
+ * loses it. It keeps Bun's idle timeout off a streamed body as
+ * {@linkcode bunExportTimeouts} does, so that a server with a draining step
+ * needs no step of its own.
  *
  * @example
  * ```ts
@@ -102,6 +104,7 @@ export const bunResponseEnd: ResponseEnd = (context, answered, done) => {
   answered.then(() => {
     const body = context.watchedBody;
     if (body === undefined) return done();
+    keepIdleTimeoutOff(context, body);
     body.onEnd(done);
     // A client gone before Bun pulled a byte: the body may never end.
     context.request.signal.addEventListener("abort", done, { once: true });
@@ -133,13 +136,17 @@ export const bunResponseEnd: ResponseEnd = (context, answered, done) => {
 export const bunExportTimeouts: Middleware = async (context, next) => {
   const response = await next();
   const body = context.watchedBody;
-  const server = context.runtimeArgument as BunServer | undefined;
-  if (body !== undefined && typeof server?.timeout === "function") {
-    const { request } = context;
-    server.timeout(request, 0);
-    body.onEnd((_bytes, aborted) => {
-      if (aborted === "client") server.timeout(request, 1);
-    });
-  }
+  if (body !== undefined) keepIdleTimeoutOff(context, body);
   return response;
 };
+
+/** Bun's idle timeout off a streamed body, a second once it was cut. */
+function keepIdleTimeoutOff(context: Context, body: WatchedBody): void {
+  const server = context.runtimeArgument as BunServer | undefined;
+  if (typeof server?.timeout !== "function") return;
+  const { request } = context;
+  server.timeout(request, 0);
+  body.onEnd((_bytes, aborted) => {
+    if (aborted === "client") server.timeout(request, 1);
+  });
+}

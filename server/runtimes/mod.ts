@@ -38,24 +38,38 @@ export function runtimeName(): RuntimeName {
 
 /** What each runtime's servers add to the pipeline. */
 interface RuntimeSteps {
-  /** Its own steps, in order. */
+  /** Its own steps, in order, beside a draining step. */
   steps: readonly Middleware[];
-  /** When one of its responses is over, for the draining step. */
+  /**
+   * When one of its responses is over, for the draining step (on Bun, which
+   * also keeps the idle timeout off a streamed body).
+   */
   responseEnd: ResponseEnd;
+  /** Its own steps without a draining step. */
+  undrained: readonly Middleware[];
 }
 
 const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
-  node: { steps: [nodeBodyFraming], responseEnd: nodeResponseEnd },
-  deno: { steps: [denoClosingConnection], responseEnd: denoResponseEnd },
-  bun: { steps: [bunExportTimeouts], responseEnd: bunResponseEnd },
+  node: { steps: [], responseEnd: nodeResponseEnd, undrained: [] },
+  deno: {
+    steps: [denoClosingConnection],
+    responseEnd: denoResponseEnd,
+    undrained: [denoClosingConnection],
+  },
+  bun: {
+    steps: [],
+    responseEnd: bunResponseEnd,
+    undrained: [bunExportTimeouts],
+  },
 };
 
 /**
  * The steps the servers we start (the API's and the mock's) add to the
- * pipeline on the runtime running this: on Node, what its HTTP/1.1 parser
- * knows of a bodiless request; on Deno, the close of a connection an answer
- * says to close; on Bun, its idle timeout off a streamed export. With a
- * `drain`, first the step counting requests in it for a graceful shutdown.
+ * pipeline on the runtime running this: on Deno, the close of a connection
+ * an answer says to close; on Bun, its idle timeout off a streamed export.
+ * With a `drain`, first the step counting requests in it for a graceful
+ * shutdown (on Bun, that step also keeps the idle timeout off: one step
+ * fewer a request).
  *
  * @param drain The server's count of requests, if it drains on shutdown.
  * @returns The steps, in order.
@@ -64,19 +78,43 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
  * ```ts
  * import assert from "node:assert/strict";
  * import { Drain } from "./drain.ts";
- * import { runtimeSteps } from "./mod.ts";
+ * import { runtimeName, runtimeSteps } from "./mod.ts";
  *
- * assert.equal(runtimeSteps(new Drain()).length, runtimeSteps().length + 1);
+ * const draining = runtimeSteps(new Drain());
+ * assert.equal(draining.length, runtimeName() === "deno" ? 2 : 1);
+ * assert.equal(runtimeSteps().length, runtimeName() === "node" ? 0 : 1);
  * ```
  */
 export function runtimeSteps(drain?: Drain): readonly Middleware[] {
-  const { steps, responseEnd } = RUNTIME_STEPS[runtimeName()];
+  const { steps, responseEnd, undrained } = RUNTIME_STEPS[runtimeName()];
   // The draining step first: its `Connection: close` only asks the client
   // not to reuse the connection, and must not make Deno's step cut a body.
   return drain === undefined
-    ? steps
+    ? undrained
     : [drainingStep(drain, responseEnd), ...steps];
 }
+
+/**
+ * The steps a layer that records request bodies (the mock's journal) adds
+ * after {@linkcode runtimeSteps}: on Node, `nodeBodyFraming`, which tells the
+ * context a request came without a body, so that the journal need not
+ * touch `request.body`; none elsewhere. The API reads no body it was not
+ * given, and goes without it.
+ *
+ * @returns The steps, in order.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bodyFramingSteps, runtimeName } from "./mod.ts";
+ *
+ * assert.equal(bodyFramingSteps().length, runtimeName() === "node" ? 1 : 0);
+ * ```
+ */
+export function bodyFramingSteps(): readonly Middleware[] {
+  return runtimeName() === "node" ? BODY_FRAMING : [];
+}
+const BODY_FRAMING = [nodeBodyFraming];
 
 /**
  * Serves a handler on the current runtime; resolves once it listens. The

@@ -201,10 +201,14 @@ function matchesPattern(
   path: string[],
 ): boolean {
   const { segments, params: names } = route;
-  return segments.length === path.length &&
-    segments.every((segment, i) =>
-      names[i] === undefined ? segment === path[i] : path[i] !== ""
-    );
+  if (segments.length !== path.length) return false;
+  // A loop, not `every`: no closure a route a request.
+  for (let i = 0; i < segments.length; i += 1) {
+    if (
+      names[i] === undefined ? segments[i] !== path[i] : path[i] === ""
+    ) return false;
+  }
+  return true;
 }
 
 function matchSegments(
