@@ -42,14 +42,8 @@ const server = await serve(handler, {
   port: Number(process.env.BENCH_PORT ?? 0),
   hostname: "127.0.0.1",
 });
-// Collect the seeding's garbage and shrink the young generation it grew, as
-// V8's memory reducer does on an idle server, so the idle RSS is the data's
-// own and an export's growth is its own too.
-(globalThis as { gc?: (options?: object) => void }).gc?.({
-  type: "major",
-  execution: "sync",
-  flavor: "last-resort",
-});
+// Collect the seeding's garbage, so the idle RSS is the data's own.
+(globalThis as { gc?: () => void }).gc?.();
 (globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true);
 console.log(server.url);
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));
