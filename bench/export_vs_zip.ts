@@ -48,13 +48,15 @@ const stores = (process.env.BENCH_STORES ??
 const compressions = (process.env.BENCH_COMPRESSIONS ?? "server").split(",");
 let port = Number(process.env.BENCH_PORT ?? 0);
 const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
+/** The young generation's bound of the API's start scripts (package.json). */
+const SEMI_SPACE = "--max-semi-space-size=8";
 const COMMANDS: Record<string, string[]> = {
-  node: [bin("node"), "--expose-gc", "bench/export_server.ts"],
+  node: [bin("node"), "--expose-gc", SEMI_SPACE, "bench/export_server.ts"],
   deno: [
     bin("deno"),
     "run",
     "-A",
-    "--v8-flags=--expose-gc",
+    `--v8-flags=--expose-gc,${SEMI_SPACE}`,
     "bench/export_server.ts",
   ],
   bun: [bin("bun"), "bench/export_server.ts"],
