@@ -6,7 +6,8 @@
  * 10), the launchers in rotated order each round, and each launcher's ratio
  * to its bare runtime measured in the same rounds:
  *
- * - Node: `node server/main.ts` (`npm start`), `node server/cli.ts mock`,
+ * - Node: `npm start`'s command (read from package.json, run without npm),
+ *   `node server/main.ts`, `node server/cli.ts mock`,
  *   and the built package's bin `callflow-api serve` and `mock`
  *   (`dist/server/cli.js`, built here by `npm run build`), against
  *   `node:http` answering a constant; `node-fetch` is @hono/node-server
@@ -118,8 +119,18 @@ function checkoutLaunchers(dir: string, suffix: string): Launcher[] {
   const b = (name: string) => join(dir, "node_modules", ".bin", name);
   const node = b("node");
   const cli = join(dir, "dist", "server", "cli.js");
+  // What `npm start` runs (`node <file>`), without npm's own start.
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const npmStart = (manifest.scripts.start as string).split(" ").slice(1);
   const portArgs = (port: number) => ["--port", String(port)];
   return [
+    {
+      name: `npm start${suffix}`,
+      bare: "node:http",
+      group: "node",
+      command: () => [node, ...npmStart],
+      cwd: dir,
+    },
     {
       name: `node server/main.ts${suffix}`,
       bare: "node:http",
