@@ -3,8 +3,10 @@
  * "listening" line, median of 10 alternating rounds) against
  * `callflow-api mock` run by Node and by Bun from the sources. Builds the
  * Bun executable itself (`build/mock_executable.ts`); a Node single
- * executable application is measured too when `SEA_EXECUTABLE` names one
- * (how to build it: bench/README.md).
+ * executable application is measured too when `SEA_EXECUTABLE` names one,
+ * built by hand: the mock bundled to CommonJS by `bun build --target=node
+ * --format=cjs server/mock_executable.ts`, the blob by
+ * `node --experimental-sea-config`, injected by `npx postject`.
  *
  * Run: `node bench/mock_executable.ts`
  *

@@ -5,6 +5,7 @@
  * `server/mock_executable.ts`. The optional OpenTelemetry packages that are
  * not installed are left out (external): the executable then runs without
  * them, and says which one is missing only if telemetry is asked for.
+ * @hono/node-server, Node's adapter, is left out too: Bun never runs it.
  *
  * @module
  */
@@ -37,6 +38,10 @@ execFileSync(
       join("node_modules", "swagger-ui-dist", name),
     ]),
     ...missing.flatMap((name) => ["--external", name]),
+    // Node's adapter, never run by Bun: bundled, its node:http and
+    // node:http2 would load at every start (half of the executable's).
+    "--external",
+    "@hono/node-server",
   ],
   { cwd: root, stdio: ["ignore", "inherit", "inherit"] },
 );

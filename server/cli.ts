@@ -30,6 +30,7 @@ import {
   UsageError,
   usageErrorText,
 } from "./commands/command_line.ts";
+import { enableCompileCache } from "./runtimes/compile_cache.ts";
 
 /** `callflow-api --help`: every mode. */
 const USAGE = `Usage: callflow-api <command> [options]
@@ -81,6 +82,8 @@ async function main(args: string[]): Promise<number> {
   return await runCommand(args, topCommand);
 }
 
+// Before a mode's modules load, so that Node caches them.
+enableCompileCache();
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {

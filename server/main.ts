@@ -18,8 +18,12 @@
  */
 import "./runtimes/require_supported_runtime.ts";
 import process from "node:process";
-import { runServer } from "./run_server.ts";
-import { readServerSettings } from "./settings.ts";
+import { enableCompileCache } from "./runtimes/compile_cache.ts";
+
+// Before the server's modules load, so that Node caches them.
+enableCompileCache();
+const { runServer } = await import("./run_server.ts");
+const { readServerSettings } = await import("./settings.ts");
 
 try {
   const settings = readServerSettings(process.env, process.stdout.isTTY);

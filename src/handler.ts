@@ -35,7 +35,7 @@ import { testTrigger } from "./operations/mod.ts";
 import type { Store } from "./store/mod.ts";
 import type { RequestFinishedListener } from "./telemetry/mod.ts";
 import { observeRequests } from "./telemetry/mod.ts";
-import { RequestTelemetry } from "./telemetry/mod.ts";
+import { loadRequestTelemetry } from "./telemetry/mod.ts";
 import type { ZipCompression } from "./zip/mod.ts";
 
 export type { ErrorLogger, InfoLogger } from "./http/mod.ts";
@@ -261,7 +261,7 @@ export function createHandler(options: HandlerOptions): Handler {
     compression: options.exportCompression,
   });
   const telemetry = options.telemetry
-    ? new RequestTelemetry(exportSlots)
+    ? loadRequestTelemetry(exportSlots)
     : undefined;
   const steps: Middleware[] = [
     ...(onRequestFinished === undefined && telemetry === undefined

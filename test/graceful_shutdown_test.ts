@@ -51,10 +51,9 @@ interface Entry {
 
 const RUN = RUNTIME === "deno" ? ["run", "--allow-all"] : [];
 const entries: Entry[] = [
-  {
-    name: "npm start (server/main.ts)",
-    args: () => [...RUN, "server/main.ts"],
-  },
+  RUNTIME === "node"
+    ? { name: "npm start (server/start.js)", args: () => ["server/start.js"] }
+    : { name: "server/main.ts", args: () => [...RUN, "server/main.ts"] },
   RUNTIME === "deno"
     ? {
       name: "./server under deno serve",

@@ -3,7 +3,6 @@
  *
  * @module
  */
-import { serve } from "@hono/node-server";
 import type { AddressInfo } from "node:net";
 import {
   type RunningServer,
@@ -29,7 +28,7 @@ import {
  * await server.close();
  * ```
  */
-export function serveNode(
+export async function serveNode(
   handler: ServedHandler,
   { port, hostname, timeouts }: ServeOptions,
 ): Promise<RunningServer> {
@@ -42,7 +41,9 @@ export function serveNode(
     // would fire up to 30 s late.
     connectionsCheckingInterval: 1000,
   };
-  return new Promise((resolve, reject) => {
+  // Imported here: a bundle for Bun (the mock executable) may leave it out.
+  const { serve } = await import("@hono/node-server");
+  return await new Promise((resolve, reject) => {
     const options = { fetch: handler, port, hostname, serverOptions };
     const server = serve(options, (info) => {
       const address = info as AddressInfo;

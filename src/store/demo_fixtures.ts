@@ -6,13 +6,14 @@
  *
  * @module
  */
-import type { Fixtures } from "./fixtures.ts";
+import { type Fixtures, markChecked } from "./fixtures.ts";
 
 const ACME = "7d3c1a52-0b8e-4f2a-9c61-2e5d8b4a7f10";
 const GLOBEX = "c2a9e5f4-6b1d-4e7a-8f3c-9d0b1a2e3f45";
 
 /**
  * Demo fixtures. Tokens are `demo-<role>` for Acme and `demo-globex-owner`.
+ * Canonical already, so seeding does not check them again (`markChecked`).
  *
  * @example
  * ```ts
@@ -29,7 +30,7 @@ const GLOBEX = "c2a9e5f4-6b1d-4e7a-8f3c-9d0b1a2e3f45";
  * ]);
  * ```
  */
-export const demoFixtures: Fixtures = {
+export const demoFixtures: Fixtures = markChecked({
   projects: [
     { project_id: ACME, name: "Acme" },
     { project_id: GLOBEX, name: "Globex" },
@@ -131,4 +132,4 @@ export const demoFixtures: Fixtures = {
       },
     },
   ],
-};
+});

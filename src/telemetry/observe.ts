@@ -16,8 +16,11 @@ import type { RequestTelemetry } from "./request_telemetry.ts";
 export interface ObserveOptions {
   /** Told of each finished request (the access log). */
   onRequestFinished: RequestFinishedListener | undefined;
-  /** Traces each request and records its metrics. */
-  telemetry: RequestTelemetry | undefined;
+  /**
+   * Traces each request and records its metrics; while it is still a
+   * promise (`loadRequestTelemetry`), requests wait for it.
+   */
+  telemetry: RequestTelemetry | Promise<RequestTelemetry> | undefined;
 }
 
 /**
@@ -49,9 +52,16 @@ export interface ObserveOptions {
  * ```
  */
 export function observeRequests(options: ObserveOptions): Middleware {
-  const { onRequestFinished, telemetry } = options;
+  const { onRequestFinished } = options;
+  let telemetry = options.telemetry instanceof Promise
+    ? undefined
+    : options.telemetry;
+  const loading = options.telemetry instanceof Promise
+    ? options.telemetry.then((loaded) => (telemetry = loaded))
+    : undefined;
   return async (context, next) => {
     const time = isoTimeNow();
+    if (telemetry === undefined && loading !== undefined) await loading;
     const traced = telemetry?.start(context.request);
     const response = await (traced === undefined ? next() : traced.run(next));
     const finish = (bytes: number, aborted: AbortCause | undefined) => {
