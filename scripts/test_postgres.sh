@@ -20,7 +20,8 @@ source scripts/ensure_optional_deps.sh
 source scripts/pack_once.sh
 
 # The failover scenario (two clusters, PgBouncer, a server under load for
-# half a minute) runs under one runtime at a time, beside the other files.
+# seconds through a failover) runs under one runtime at a time, as a
+# stage of its own beside the other files.
 failover=test/postgres_failover_test.ts
 tests=()
 for file in test/postgres_*_test.ts; do
@@ -34,9 +35,7 @@ stage 1 "deno test on PostgreSQL ($(deno --version | head -1))" \
   env DENO_JOBS="$jobs" deno test --allow-all --quiet --parallel "${tests[@]}"
 stage 1 "bun test on PostgreSQL (bun $(bun --version))" \
   bun test --timeout 120000 --parallel="$jobs" "${tests[@]/#/./}"
-# Beside the other suites, the failover through PgBouncer missed its
-# deadlines (a full run failed so): it runs alone, after them.
-stage 2 "the failover scenario under Node, then Deno, then Bun, alone" \
+stage 1 "the failover scenario under Node, then Deno, then Bun" \
   bash -c 'set -e; node --test "$1"; deno test --allow-all --quiet "$1"
     bun test --timeout 120000 "./$1"' failover "$failover"
 stage 1 "kill test on the packed package with postgres.js from the registry, under Node, Deno and Bun" \

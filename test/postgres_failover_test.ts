@@ -4,7 +4,8 @@
  * test's own, behind a TCP relay, under mixed load; the primary's host
  * vanishes (the relay black-holes it, the primary stops as with
  * `pg_ctl -m immediate`), the replica is promoted, and 5 s later the
- * address leads to it. Right answers are back within 5 s of that, no valid
+ * address leads to it. Right answers are back within 5 s of a fresh
+ * connection through it reaching the new primary, no valid
  * request is refused or not found, nothing takes longer than the documented
  * bound, no delete answered 204 is lost, and no export ends looking whole
  * when it is not. The same through PgBouncer, pointed at the new primary.

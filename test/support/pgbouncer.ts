@@ -40,7 +40,8 @@ export interface PgBouncer {
    * `[databases]` entry rewritten, then `RELOAD`, `KILL` and `RESUME` of the
    * test database on its console, so that no connection to the old server
    * (in use, idle or still connecting) is kept: its clients are cut, and new
-   * ones reach the new server.
+   * ones reach the new server. KILL and RESUME are sent together (see
+   * below), so that no login falls between them.
    */
   retarget(host: string, port: number): Promise<void>;
   /** Stops it (SIGTERM to its PID) and removes its files. */
@@ -131,8 +132,16 @@ export async function startPgBouncer(db: TestDatabase): Promise<PgBouncer> {
           try {
             const name = new URL(db.url).pathname.slice(1);
             await admin.unsafe("RELOAD").simple();
-            await admin.unsafe(`KILL ${name}`).simple();
-            await admin.unsafe(`RESUME ${name}`).simple();
+            // KILL leaves the database paused until RESUME. A client
+            // logging in between makes PgBouncer open a server connection
+            // that the pause closes mid-login, which it takes for a failed
+            // login: it opens none again for `server_login_retry` (15 s).
+            // Sent together, they reach it in one read, with no login
+            // handled between them.
+            await Promise.all([
+              admin.unsafe(`KILL ${name}`).simple(),
+              admin.unsafe(`RESUME ${name}`).simple(),
+            ]);
           } finally {
             await admin.end();
           }
