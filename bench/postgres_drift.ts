@@ -4,8 +4,8 @@
  * it) and `postgres_peer.ts`, side by side on one fresh database, each loaded
  * by its own wrk (`-t1 -c50`, 50 callers on a pool of 10) for
  * `BENCH_MINUTES` minutes (default 10) without a pause. Each minute: req/s,
- * the server's CPU µs a request (from `/proc/<pid>/stat`) and its resident
- * set; at the end, each server's last minute's CPU a request as a ratio to
+ * the server's CPU µs a request (from `/proc/<pid>/stat`), its resident set
+ * and the requests wrk gave up on after 2 s; at the end, each server's last minute's CPU a request as a ratio to
  * its first's. Both servers share the machine, so their req/s are not a
  * comparison (`postgres_api.ts` is); each one's first and last minute are.
  *
@@ -48,8 +48,14 @@ const [path, method] = TARGETS[TARGET];
 const lua = luaScript(method.toLowerCase(), method);
 const run = promisify(execFile);
 
-/** Requests one wrk run of `seconds` completed; throws on socket errors. */
-async function load(url: string, seconds: number): Promise<number> {
+/**
+ * Requests one wrk run of `seconds` completed, and how many waited past
+ * wrk's 2 s timeout; throws on any other socket error.
+ */
+async function load(
+  url: string,
+  seconds: number,
+): Promise<{ requests: number; timeouts: number }> {
   const { stdout } = await run("wrk", [
     "-t1",
     "-c50",
@@ -60,8 +66,13 @@ async function load(url: string, seconds: number): Promise<number> {
     lua,
     url,
   ]);
-  if (/Socket errors/.test(stdout)) throw new Error(stdout);
-  return Number(/(\d+) requests in/.exec(stdout)![1]);
+  const errors = /Socket errors: connect (\d+), read (\d+), write (\d+)/
+    .exec(stdout);
+  if (errors?.slice(1).some((count) => count !== "0")) throw new Error(stdout);
+  return {
+    requests: Number(/(\d+) requests in/.exec(stdout)![1]),
+    timeouts: Number(/timeout (\d+)/.exec(stdout)?.[1] ?? 0),
+  };
 }
 
 /** Resident set of a process, MiB. */
@@ -92,22 +103,29 @@ const peer = await startServer(
 const servers = { api, ...(before && { before }), peer };
 type Which = keyof typeof servers;
 const names = Object.keys(servers) as Which[];
-/** Per server, per minute: req/s, CPU µs a request, RSS MiB. */
-const minutes = {} as Record<Which, [number, number, number][]>;
+/** Per server, per minute: req/s, CPU µs a request, RSS MiB, timeouts. */
+const minutes = {} as Record<Which, [number, number, number, number][]>;
 try {
   for (const which of names) minutes[which] = [];
   for (let minute = 0; minute < MINUTES; minute += 1) {
     await Promise.all(names.map(async (which) => {
       const { url, pid } = servers[which]!;
       const cpu = cpuSeconds(pid);
-      const requests = await load(`${url}${path}`, 60);
+      const { requests, timeouts } = await load(`${url}${path}`, 60);
       minutes[which].push([
         requests / 60,
         (cpuSeconds(pid) - cpu) * 1e6 / requests,
         rssMiB(pid),
+        timeouts,
       ]);
     }));
-    console.error(`minute ${minute + 1} of ${MINUTES}`);
+    console.error(
+      `minute ${minute + 1} of ${MINUTES}: ${
+        names.map((which) =>
+          `${which} ${minutes[which][minute]!.map((x) => x.toFixed(1))}`
+        ).join("; ")
+      }`,
+    );
   }
 } finally {
   peer.stop();
@@ -119,14 +137,18 @@ console.log(
 );
 console.log(
   `| minute | ${
-    names.map((which) => `${which} req/s | µs/req | RSS MiB`).join(" | ")
+    names.map((which) => `${which} req/s | µs/req | RSS MiB | > 2 s`).join(
+      " | ",
+    )
   } |`,
 );
-console.log(`| --- |${" --- | --- | --- |".repeat(names.length)}`);
+console.log(`| --- |${" --- | --- | --- | --- |".repeat(names.length)}`);
 for (let minute = 0; minute < MINUTES; minute += 1) {
   const cells = names.map((which) => {
-    const [rate, cpu, rss] = minutes[which][minute]!;
-    return `${rate.toFixed(0)} | ${cpu.toFixed(1)} | ${rss.toFixed(0)}`;
+    const [rate, cpu, rss, slow] = minutes[which][minute]!;
+    return `${rate.toFixed(0)} | ${cpu.toFixed(1)} | ${
+      rss.toFixed(0)
+    } | ${slow}`;
   });
   console.log(`| ${minute + 1} | ${cells.join(" | ")} |`);
 }
