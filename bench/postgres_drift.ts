@@ -3,7 +3,8 @@
  * `server/main.ts` on PostgreSQL (default settings, as `postgres_api.ts` runs
  * it) and `postgres_peer.ts`, side by side on one fresh database, each loaded
  * by its own wrk (`-t1 -c50`, 50 callers on a pool of 10) for
- * `BENCH_MINUTES` minutes (default 10) without a pause. Each minute: req/s,
+ * `BENCH_WARMUP` seconds (default 30, not counted), then `BENCH_MINUTES`
+ * minutes (default 10) without a pause. Each minute: req/s,
  * the server's CPU µs a request (from `/proc/<pid>/stat`), its resident set
  * and the requests wrk gave up on after 2 s; at the end, each server's last minute's CPU a request as a ratio to
  * its first's. Both servers share the machine, so their req/s are not a
@@ -35,6 +36,7 @@ import {
 } from "./hot_path.ts";
 
 const MINUTES = Number(process.env.BENCH_MINUTES ?? 10);
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 30);
 const BASELINE = process.env.BENCH_BASELINE;
 const SERVER_URL = process.env.DATABASE_URL;
 if (!SERVER_URL) throw new Error("Cannot run: DATABASE_URL is not set");
@@ -107,6 +109,10 @@ const names = Object.keys(servers) as Which[];
 const minutes = {} as Record<Which, [number, number, number, number][]>;
 try {
   for (const which of names) minutes[which] = [];
+  // Compiled code and a full pool before the first minute counts.
+  await Promise.all(
+    names.map((which) => load(`${servers[which]!.url}${path}`, WARMUP)),
+  );
   for (let minute = 0; minute < MINUTES; minute += 1) {
     await Promise.all(names.map(async (which) => {
       const { url, pid } = servers[which]!;
