@@ -17,7 +17,7 @@ import type {
   Trigger,
 } from "../src/store/mod.ts";
 import { admit } from "./admission.ts";
-import { withDeadline } from "./deadline.ts";
+import { PostgresTimeoutError, withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { GrantCache } from "./grant_cache.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
@@ -441,7 +441,8 @@ export class PostgresStore implements Store {
    * (see `QueryTelemetry`) on `sql`, under `parent`. The primary's queries
    * wait their turn on the pool current when they are asked, and are built
    * on the one current when admitted: a query that waited across a renewal
-   * goes to the fresh pool, not to the one ending.
+   * goes to the fresh pool, not to the one ending. One whose deadline passed
+   * while it waited is dropped when its turn comes.
    */
   #ask<T extends readonly MaybeRow[]>(
     name: QueryName,
@@ -451,10 +452,17 @@ export class PostgresStore implements Store {
   ): Promise<RowList<T>> {
     const telemetry = this.#telemetry.get(sql)!;
     const pool = sql === this.#sql ? this.#pool.current : sql;
+    // A query whose deadline passed while it waited is not sent: nobody
+    // waits for it, and the queries behind it would wait for it too.
+    let late = false;
+    const send = () =>
+      late
+        ? Promise.reject(new PostgresTimeoutError(this.#timeout))
+        : query(sql);
     return telemetry
       .run(
         name,
-        () => withDeadline(admit(pool, () => query(sql)), this.#timeout),
+        () => withDeadline(admit(pool, send), this.#timeout, () => late = true),
         parent,
       )
       .then(denseRows);
