@@ -28,17 +28,11 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import postgres from "postgres";
-import {
-  apiFixtures,
-  CALLS,
-  FLOWS,
-  TOKENS,
-} from "../test/support/api_fixtures.ts";
+import { CALLS, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
+import { openBenchDatabase } from "./postgres_bench_db.ts";
 import {
   cpuSeconds,
   luaScript,
@@ -54,7 +48,6 @@ const BASELINE = process.env.BENCH_BASELINE;
 const SERVER_URL = process.env.DATABASE_URL;
 if (!SERVER_URL) throw new Error("Cannot run: DATABASE_URL is not set");
 
-const work = mkdtempSync(join(tmpdir(), "bench-pg-"));
 const TARGETS = {
   trigger: {
     path: `/v1/workflow/${FLOWS.webhook}/trigger/test`,
@@ -101,42 +94,9 @@ function wrkLatency(url: string, lua: string, seconds: string) {
   };
 }
 
-const admin = postgres(SERVER_URL, { max: 1, onnotice() {} });
-const name = `bench_pg_${process.pid}`;
-await admin.unsafe(`CREATE DATABASE ${name}`);
-const url = new URL(SERVER_URL);
-url.pathname = `/${name}`;
-const databaseUrl = url.href;
-
-/** CPU seconds of the backends serving the bench's database. */
-async function postgresCpu(): Promise<number> {
-  const rows = await admin<{ pid: number }[]>`
-    SELECT pid FROM pg_stat_activity WHERE datname = ${name}`;
-  let total = 0;
-  for (const { pid } of rows) {
-    try {
-      total += cpuSeconds(pid);
-    } catch {
-      // ended in between
-    }
-  }
-  return total;
-}
-
+const database = await openBenchDatabase(SERVER_URL, "bench_pg");
+const { env, fixtures, postgresCpu } = database;
 const node = RUNTIME_COMMANDS.node!;
-const fixtures = join(work, "fixtures.json");
-writeFileSync(fixtures, JSON.stringify(apiFixtures));
-// The API suite's tokens are short test tokens: allowed, as in the tests.
-const env = {
-  DATABASE_URL: databaseUrl,
-  PORT: "0",
-  HOST: "127.0.0.1",
-  ALLOW_SHORT_TOKENS: "1",
-};
-execFileSync(node[0]!, ["server/cli.ts", "migrate", "--fixtures", fixtures], {
-  env: { ...process.env, ...env },
-  stdio: "inherit",
-});
 const api = await startLoggingServer(
   [...node, "server/main.ts"],
   env,
@@ -208,9 +168,7 @@ try {
 } finally {
   peer.stop();
   await Promise.all([api.stop(), before?.stop(), memory.stop()]);
-  await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.end();
-  rmSync(work, { recursive: true, force: true });
+  await database.drop();
 }
 const logged = readFileSync(api.stdout, "utf8").split("\n").length;
 console.log(

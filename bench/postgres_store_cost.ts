@@ -5,11 +5,14 @@
  * (`connectPostgres` with `watchedSockets`, as `openPostgresStore` opens it)
  * and through `PostgresStore.findFlow` on a pool of its own, each pool of 10,
  * in one process, the order reversed every other round. Printed: this
- * process's CPU µs per lookup, each round and the median. With 50 callers the
- * rounds grow one after the other: the pool stays saturated, postgres.js
- * 3.4.9 then pipelines onto busy connections, and its connection queue's
- * `remove` scans every statement pipelined since (see bench/README.md,
- * PostgreSQL).
+ * process's CPU µs per lookup, each round and the median. A pool opened with
+ * postgres.js's default `max_pipeline` (100) gets dearer round after round
+ * while it stays saturated (its connection queue's `remove` scans a hole for
+ * every statement pipelined since, see docs/postgres-js.md). Both pools here
+ * are opened by `connectPostgres` (`max_pipeline` 3): saturated, their
+ * connections stay full and neither gets dearer; statements beyond the bare
+ * pool's capacity wait in postgres.js's own queue (a hole each, in memory),
+ * the store's in its admission queue (`admit`).
  *
  * `BENCH_CALLERS=10` (no more callers than connections: nothing pipelined,
  * no growth) isolates what the store adds. `BENCH_BASELINE=<another

@@ -95,6 +95,11 @@ export function connectPostgres(
   const onQuery = options.onQuery;
   return postgres(url, {
     max: options.max ?? 10,
+    // Statements a connection takes while one runs, before it counts as
+    // full (postgres.js's default is 100). With the store letting no more
+    // than the pool's capacity at it (admission.ts), a saturated pool keeps
+    // its connections full and its queues short: see docs/postgres-js.md.
+    ...unlessInUrl("max_pipeline", 3),
     // postgres.js runs a catalog query of array types first on every new
     // connection and drops its promise: a connection killed during that query
     // rejects it with no handler, an unhandled rejection that ends Node and

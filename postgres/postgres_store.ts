@@ -16,7 +16,8 @@ import type {
   TranscriptChunk,
   Trigger,
 } from "../src/store/mod.ts";
-import { withDeadline } from "./deadline.ts";
+import { admit } from "./admission.ts";
+import { PostgresTimeoutError, withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { GrantCache } from "./grant_cache.ts";
 import { type QueryName, QueryTelemetry } from "./query_telemetry.ts";
@@ -334,7 +335,8 @@ export class PostgresStore implements Store {
       () =>
         this.#ask(
           { operation: "DELETE", table: "integrations" },
-          this.#sql`
+          (sql) =>
+            sql`
             DELETE FROM integrations
             WHERE project_id = ${projectId}
               AND integration_id = ${integrationId}`,
@@ -386,7 +388,7 @@ export class PostgresStore implements Store {
    */
   async ping(): Promise<void | StoreDegraded> {
     const [, degraded] = await Promise.all([
-      this.#ask({ operation: "SELECT" }, this.#sql`SELECT 1`),
+      this.#ask({ operation: "SELECT" }, (sql) => sql`SELECT 1`),
       this.#reads.check(1000),
     ]);
     return degraded === undefined ? undefined : { degraded };
@@ -406,7 +408,7 @@ export class PostgresStore implements Store {
     parent: Context = context.active(),
   ): Promise<RowList<T>> {
     return retryLostConnection(
-      () => this.#reads.read((sql) => this.#ask(name, query(sql), parent, sql)),
+      () => this.#reads.read((sql) => this.#ask(name, query, parent, sql)),
       this.#readRetry,
     );
   }
@@ -432,20 +434,37 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * Runs a query, failing when Postgres has not answered by the deadline; the
-   * rows are checked against the server's count (see `denseRows`). It is
-   * counted and traced as `name` (see `QueryTelemetry`) on the pool `sql`
-   * it was built on, under `parent`.
+   * Runs the query `query` builds on the pool `sql`, once that pool has a
+   * connection free for it (see `admit`), failing when Postgres has not
+   * answered by the deadline, the wait included; the rows are checked against
+   * the server's count (see `denseRows`). It is counted and traced as `name`
+   * (see `QueryTelemetry`) on `sql`, under `parent`. The primary's queries
+   * wait their turn on the pool current when they are asked, and are built
+   * on the one current when admitted: a query that waited across a renewal
+   * goes to the fresh pool, not to the one ending. One whose deadline passed
+   * while it waited is dropped when its turn comes.
    */
   #ask<T extends readonly MaybeRow[]>(
     name: QueryName,
-    query: PendingQuery<T>,
+    query: (sql: Sql) => PendingQuery<T>,
     parent: Context = context.active(),
     sql: Sql = this.#sql,
   ): Promise<RowList<T>> {
     const telemetry = this.#telemetry.get(sql)!;
+    const pool = sql === this.#sql ? this.#pool.current : sql;
+    // A query whose deadline passed while it waited is not sent: nobody
+    // waits for it, and the queries behind it would wait for it too.
+    let late = false;
+    const send = () =>
+      late
+        ? Promise.reject(new PostgresTimeoutError(this.#timeout))
+        : query(sql);
     return telemetry
-      .run(name, () => withDeadline(query, this.#timeout), parent)
+      .run(
+        name,
+        () => withDeadline(admit(pool, send), this.#timeout, () => late = true),
+        parent,
+      )
       .then(denseRows);
   }
 }

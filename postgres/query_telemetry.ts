@@ -7,7 +7,8 @@
  * postgres.js keeps no pool statistics, so the connection figures are
  * counted here, around the store's queries: a query in flight holds a
  * connection while fewer than the pool's `max` are in flight; beyond that it
- * waits (queued, or pipelined behind another query on a busy connection).
+ * waits (in the store's admission queue, or pipelined behind another query
+ * on a busy connection).
  * Idle connections are not reported: postgres.js opens and closes them
  * lazily, and does not say how many are open.
  *
