@@ -26,11 +26,15 @@ const limits = new WeakMap<Sql, LimitFunction>();
 /**
  * Runs `work` once fewer works admitted for `pool` are running than the
  * pool's capacity (`max × (max_pipeline + 1)`): the next in arrival order,
- * whatever `work` sends, one place until it settles.
+ * whatever `work` sends, one place until it settles or `abandoned` aborts
+ * (its caller's deadline passed: a statement postgres.js never settles
+ * must not keep its place for good). Aborted before its turn, `work` is
+ * never called.
  *
  * @param pool The postgres.js pool whose capacity bounds the works at once.
  * @param work Sends the statement; called when admitted.
- * @returns What `work` resolves to.
+ * @param abandoned Aborted once nobody waits for the answer.
+ * @returns What `work` resolves to; rejects with `abandoned`'s reason.
  *
  * @example At most two at a time on a pool of one connection, pipeline 1
  * ```ts
@@ -49,8 +53,27 @@ const limits = new WeakMap<Sql, LimitFunction>();
  * await Promise.all([1, 2, 3, 4].map(() => admit(pool, work)));
  * assert.equal(most, 2);
  * ```
+ *
+ * @example A place given up when its caller stops waiting
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import type { Sql } from "postgres";
+ * import { admit } from "./admission.ts";
+ *
+ * const pool = { options: { max: 1, max_pipeline: 0 } } as unknown as Sql;
+ * const gaveUp = new AbortController();
+ * const hung = admit(pool, () => new Promise(() => {}), gaveUp.signal);
+ * const next = admit(pool, () => Promise.resolve("sent"));
+ * gaveUp.abort(new Error("deadline"));
+ * await assert.rejects(hung, /deadline/);
+ * assert.equal(await next, "sent");
+ * ```
  */
-export function admit<T>(pool: Sql, work: () => PromiseLike<T>): Promise<T> {
+export function admit<T>(
+  pool: Sql,
+  work: () => PromiseLike<T>,
+  abandoned?: AbortSignal,
+): Promise<T> {
   let limit = limits.get(pool);
   if (limit === undefined) {
     const { max, max_pipeline } = pool.options as Sql["options"] & {
@@ -59,5 +82,14 @@ export function admit<T>(pool: Sql, work: () => PromiseLike<T>): Promise<T> {
     limit = pLimit(max * (max_pipeline + 1));
     limits.set(pool, limit);
   }
-  return limit(work);
+  if (abandoned === undefined) return limit(work);
+  return limit(() =>
+    new Promise<T>((resolve, reject) => {
+      if (abandoned.aborted) return reject(abandoned.reason);
+      abandoned.addEventListener("abort", () => reject(abandoned.reason), {
+        once: true,
+      });
+      work().then(resolve, reject);
+    })
+  );
 }

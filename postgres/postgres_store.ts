@@ -441,8 +441,9 @@ export class PostgresStore implements Store {
    * (see `QueryTelemetry`) on `sql`, under `parent`. The primary's queries
    * wait their turn on the pool current when they are asked, and are built
    * on the one current when admitted: a query that waited across a renewal
-   * goes to the fresh pool, not to the one ending. One whose deadline passed
-   * while it waited is dropped when its turn comes.
+   * goes to the fresh pool, not to the one ending. At its deadline a query
+   * gives up its place: one still waiting is dropped when its turn comes,
+   * one sent that never settles no longer holds up the queries behind.
    */
   #ask<T extends readonly MaybeRow[]>(
     name: QueryName,
@@ -452,17 +453,19 @@ export class PostgresStore implements Store {
   ): Promise<RowList<T>> {
     const telemetry = this.#telemetry.get(sql)!;
     const pool = sql === this.#sql ? this.#pool.current : sql;
-    // A query whose deadline passed while it waited is not sent: nobody
-    // waits for it, and the queries behind it would wait for it too.
-    let late = false;
-    const send = () =>
-      late
-        ? Promise.reject(new PostgresTimeoutError(this.#timeout))
-        : query(sql);
+    // Past its deadline a query gives up its place: not sent if it still
+    // waited, nobody waiting for it if it was sent and hangs.
+    const late = new AbortController();
+    const giveUp = () => late.abort(new PostgresTimeoutError(this.#timeout));
     return telemetry
       .run(
         name,
-        () => withDeadline(admit(pool, send), this.#timeout, () => late = true),
+        () =>
+          withDeadline(
+            admit(pool, () => query(sql), late.signal),
+            this.#timeout,
+            giveUp,
+          ),
         parent,
       )
       .then(denseRows);

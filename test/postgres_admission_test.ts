@@ -7,6 +7,8 @@
  */
 import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import type { Sql } from "postgres";
+import { admit } from "../postgres/admission.ts";
 import { PostgresTimeoutError } from "../postgres/deadline.ts";
 import {
   apiFixtures,
@@ -21,7 +23,7 @@ before(async () => harness = await openHarness());
 after(() => harness.close());
 
 describe("The store's admission queue", () => {
-  it("never sends a statement whose deadline passed while it waited", async () => {
+  it("frees the places of statements that hang, at their deadlines", async () => {
     const sent: string[] = [];
     // One connection, 3 statements behind the running one: 4 places.
     const { store, close } = await harness.freshStore(apiFixtures, {
@@ -48,13 +50,66 @@ describe("The store's admission queue", () => {
       lock.release();
       await Promise.all(deletes);
       await new Promise((resolve) => setTimeout(resolve, 100));
+      // The lookup was admitted when the deletes gave their places up at
+      // their deadlines (before its own), so it went to the pool: held, the
+      // places would have kept it out until the lock was released.
       const flowLookups = () => sent.filter((q) => /FROM flows/.test(q));
-      assert.equal(flowLookups().length, 0);
+      assert.equal(flowLookups().length, 1);
       const flow = await store.findFlow(PROJECT, FLOWS.webhook);
       assert.equal(flow?.flowId, FLOWS.webhook);
-      assert.equal(flowLookups().length, 1);
+      assert.equal(flowLookups().length, 2);
     } finally {
       await close();
     }
+  });
+
+  it("frees the place of a statement that never settles once its caller gives up", async () => {
+    // Two places; two statements that hang hold both.
+    const pool = { options: { max: 1, max_pipeline: 1 } } as unknown as Sql;
+    const hang = () => {
+      const caller = new AbortController();
+      const answer = admit(
+        pool,
+        () => new Promise<never>(() => {}),
+        caller.signal,
+      );
+      return { caller, answer };
+    };
+    const first = hang();
+    const second = hang();
+    let sent = false;
+    const next = admit(pool, () => {
+      sent = true;
+      return Promise.resolve("answered");
+    });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    assert.equal(sent, false, "admitted beyond the capacity");
+    first.caller.abort(new PostgresTimeoutError(500));
+    await assert.rejects(first.answer, PostgresTimeoutError);
+    assert.equal(await next, "answered");
+    second.caller.abort(new PostgresTimeoutError(500));
+    await assert.rejects(second.answer, PostgresTimeoutError);
+  });
+
+  it("never sends a statement whose caller gave up before its turn", async () => {
+    const pool = { options: { max: 1, max_pipeline: 0 } } as unknown as Sql;
+    let release = () => {};
+    const running = admit(
+      pool,
+      () => new Promise<void>((done) => release = done),
+    );
+    const caller = new AbortController();
+    let sent = false;
+    const late = admit(pool, () => {
+      sent = true;
+      return Promise.resolve();
+    }, caller.signal);
+    caller.abort(new PostgresTimeoutError(500));
+    // p-limit starts an admitted work on a later tick.
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    release();
+    await running;
+    await assert.rejects(late, PostgresTimeoutError);
+    assert.equal(sent, false);
   });
 });
