@@ -46,7 +46,7 @@ async function fireTimes(
     await sampleEvents(
       schedule(cron, timezone),
       new MemoryStore(),
-      new Date(now),
+      () => new Date(now),
     ),
   );
 }
@@ -285,7 +285,7 @@ describe("call_ended trigger", () => {
     const events = await sampleEvents(
       flow({ type: "call_ended" }),
       store,
-      new Date("2026-02-01T00:00:00Z"),
+      () => new Date("2026-02-01T00:00:00Z"),
     );
     assert.deepEqual(events, [
       {
@@ -324,7 +324,7 @@ describe("call_ended trigger", () => {
     const events = await sampleEvents(
       flow({ type: "call_ended" }),
       store,
-      new Date("2026-02-01T00:00:00Z"),
+      () => new Date("2026-02-01T00:00:00Z"),
     );
     assert.deepEqual(events.map((event) => event.call_id), [
       "22222222-2222-4222-8222-222222222222",
@@ -347,7 +347,7 @@ describe("call_ended trigger", () => {
     const events = await sampleEvents(
       flow({ type: "call_ended" }),
       store,
-      new Date("2026-02-01T00:00:00Z"),
+      () => new Date("2026-02-01T00:00:00Z"),
     );
     assert.deepEqual(events.map((event) => event.call_id), [
       "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb",
@@ -359,7 +359,11 @@ describe("call_ended trigger", () => {
   it("gives one example event when the project has no calls", async () => {
     const store = await storeWithCalls([]);
     const now = new Date("2026-02-01T12:34:56.789Z");
-    const events = await sampleEvents(flow({ type: "call_ended" }), store, now);
+    const events = await sampleEvents(
+      flow({ type: "call_ended" }),
+      store,
+      () => now,
+    );
     assert.deepEqual(events, [{
       event: "call.ended",
       call_id: EXAMPLE_CALL_ID,
@@ -380,7 +384,7 @@ describe("call_ended trigger", () => {
     const events = await sampleEvents(
       flow({ type: "call_ended" }),
       store,
-      new Date("2026-02-01T00:00:00Z"),
+      () => new Date("2026-02-01T00:00:00Z"),
     );
     assert.equal(events.length, 1);
     assert.equal("example" in events[0]!, false);
@@ -401,7 +405,7 @@ describe("webhook trigger", () => {
         sample_payload: structuredClone(sample_payload),
       }),
       new MemoryStore(),
-      new Date("2026-02-01T00:00:00Z"),
+      () => new Date("2026-02-01T00:00:00Z"),
     );
     assert.deepEqual(events, [sample_payload]);
     assert.equal(JSON.stringify(events), JSON.stringify([sample_payload]));
@@ -411,7 +415,7 @@ describe("webhook trigger", () => {
     const events = await sampleEvents(
       flow({ type: "webhook", sample_payload: {} }),
       new MemoryStore(),
-      new Date(),
+      () => new Date(),
     );
     assert.deepEqual(events, [{}]);
   });
@@ -420,7 +424,11 @@ describe("webhook trigger", () => {
 describe("EMPTY trigger", () => {
   it("is refused with 409 TRIGGER_NOT_CONFIGURED", async () => {
     await assert.rejects(
-      sampleEvents(flow({ type: "EMPTY" }), new MemoryStore(), new Date()),
+      sampleEvents(
+        flow({ type: "EMPTY" }),
+        new MemoryStore(),
+        () => new Date(),
+      ),
       (error: unknown) => {
         assert.ok(error instanceof HttpError);
         assert.equal(error.status, 409);
@@ -434,7 +442,7 @@ describe("EMPTY trigger", () => {
     const error = await sampleEvents(
       flow({ type: "EMPTY" }),
       new MemoryStore(),
-      new Date(),
+      () => new Date(),
     ).then(() => undefined, (error: unknown) => error);
     assert.ok(error instanceof HttpError);
     const response = error.toResponse();

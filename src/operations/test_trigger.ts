@@ -18,7 +18,7 @@ import type { GrantedContext, Operation } from "../http/mod.ts";
  *
  * @param flow The flow whose trigger runs.
  * @param store Where a `call_ended` trigger finds calls.
- * @param now The current time.
+ * @param now The clock, read only by a trigger that needs the time.
  * @returns The events, for `{"events": [...]}`.
  * @throws {HttpError} 409 `TRIGGER_NOT_CONFIGURED` for an `EMPTY` trigger.
  *
@@ -33,30 +33,34 @@ import type { GrantedContext, Operation } from "../http/mod.ts";
  *   await sampleEvents(
  *     { ...flow, trigger: { type: "webhook", sample_payload: { a: 1 } } },
  *     new MemoryStore(),
- *     new Date(),
+ *     () => new Date(),
  *   ),
  *   [{ a: 1 }],
  * );
  * await assert.rejects(
- *   sampleEvents({ ...flow, trigger: { type: "EMPTY" } }, new MemoryStore(), new Date()),
+ *   sampleEvents({ ...flow, trigger: { type: "EMPTY" } }, new MemoryStore(), () => new Date()),
  *   { status: 409, errorCode: "TRIGGER_NOT_CONFIGURED" },
  * );
  * ```
  */
-export async function sampleEvents(
+export function sampleEvents(
   flow: Flow,
   store: Store,
-  now: Date,
+  now: () => Date,
 ): Promise<TriggerEvent[]> {
   const { trigger } = flow;
   if (trigger.type === "EMPTY") {
-    throw new HttpError(
-      409,
-      "TRIGGER_NOT_CONFIGURED",
-      `Flow ${flow.flowId} has no trigger configured`,
+    return Promise.reject(
+      new HttpError(
+        409,
+        "TRIGGER_NOT_CONFIGURED",
+        `Flow ${flow.flowId} has no trigger configured`,
+      ),
     );
   }
-  return await triggerEvents(trigger, flow.projectId, store, now);
+  return Promise.resolve(
+    triggerEvents(trigger, flow.projectId, store, now),
+  );
 }
 
 /** Settings of {@linkcode testTrigger}. */
@@ -111,6 +115,6 @@ export function testTrigger(
     if (flow === undefined) {
       throw new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`);
     }
-    return context.json({ events: await sampleEvents(flow, store, now()) });
+    return context.json({ events: await sampleEvents(flow, store, now) });
   };
 }
