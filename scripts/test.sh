@@ -29,9 +29,8 @@ source scripts/ensure_python_env.sh
 jobs="${TEST_JOBS:-3}"
 # The files whose servers are timed against signals, stalls and rates, and
 # the FastAPI differential (a CPU-bound run with a 90 s bound): on a machine
-# loaded by the three suites their deadlines would be missed, so they run
-# afterwards, one file at a time under each runtime, beside the deploy,
-# consumer and browser stages (which mostly wait on installs and children).
+# loaded by the other suites their deadlines would be missed, so they run
+# afterwards, one file at a time under each runtime.
 timed='^test/(graceful_shutdown|rolling_restart|export_fairness|export_stall|slow_clients|postgres_faults|fastapi_differential)_test\.ts$'
 shopt -s globstar
 tests=() timed_tests=()
@@ -66,33 +65,33 @@ stage 2 "deno test, the timed files (${#timed_tests[@]} files)" \
 stage 2 "bun test, the timed files (${#timed_tests[@]} files)" \
   bun test --timeout 60000 "${timed_tests[@]/#/./}"
 
-stage 2 "deploy targets: ./server under deno serve, bun and node, the Worker under workerd, a fresh machine" \
+stage 3 "deploy targets: ./server under deno serve, bun and node, the Worker under workerd, a fresh machine" \
   node --test --test-concurrency=3 --test-timeout=300000 \
   test/deploy/server_entry.ts test/deploy/workerd.ts test/deploy/fresh_machine.ts
-stage 2 "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin, serve, old Node refused" \
+stage 3 "packed npm package in a fresh project: types, MSW 2 and 3, npx/bunx/deno bin, serve, old Node refused" \
   node --test --test-timeout=300000 test/consumer/packed_package.ts
-stage 2 "README's Deploying snippets as written: every launcher stops on SIGTERM, wrangler dev, edge-runtime" \
+stage 3 "README's Deploying snippets as written: every launcher stops on SIGTERM, wrangler dev, edge-runtime" \
   node --test --test-timeout=300000 test/deploy/readme_deploy.ts
-stage 2 "mock under MSW setupWorker in headless Chromium; reference page at /docs in headless Chromium, offline" \
+stage 3 "mock under MSW setupWorker in headless Chromium; reference page at /docs in headless Chromium, offline" \
   node --test --test-concurrency=2 --test-timeout=180000 \
   test/browser/service_worker.ts test/browser/reference_page.ts
-stage 2 "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval" \
+stage 3 "OpenAPI document through Spectral and Redocly; clients from openapi-typescript, @hey-api/openapi-ts, orval" \
   node --test --test-concurrency=2 --test-timeout=300000 \
   test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
-stage 2 "Portman contract and variation tests run by Newman, against npm start and the mock" \
+stage 3 "Portman contract and variation tests run by Newman, against npm start and the mock" \
   node --test --test-timeout=120000 test/consumer/portman_newman.ts
-stage 2 "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH" \
+stage 3 "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH" \
   node --test --test-timeout=300000 test/consumer/mock_executable.ts
 
-stage 2 "ordinary clients (requests, httpx, axios, ky, fetch, curl --json) against the API and the mock, under Node" \
+stage 3 "ordinary clients (requests, httpx, axios, ky, fetch, curl --json) against the API and the mock, under Node" \
   node --test --test-timeout=120000 test/consumer/ordinary_clients.ts
-stage 2 "ordinary clients, under Deno" \
+stage 3 "ordinary clients, under Deno" \
   deno test --allow-all --quiet test/consumer/ordinary_clients.ts
-stage 2 "ordinary clients, under Bun" \
+stage 3 "ordinary clients, under Bun" \
   bun test --timeout 120000 ./test/consumer/ordinary_clients.ts
-stage 2 "the mock's journal.har read by Python's json, and replayed as httpsnippet's curl commands" \
+stage 3 "the mock's journal.har read by Python's json, and replayed as httpsnippet's curl commands" \
   node --test --test-timeout=120000 test/consumer/har_consumers.ts
-stage 2 "the mock's live page at /__mock/ in headless Chromium, on the command and the executable" \
+stage 3 "the mock's live page at /__mock/ in headless Chromium, on the command and the executable" \
   node --test --test-timeout=180000 test/browser/mock_page.ts
 
 run_stages
