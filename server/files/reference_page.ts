@@ -50,7 +50,6 @@ const INIT = `window.ui = SwaggerUIBundle({
 });
 `;
 
-/** The page's files, by path, with their content type. */
 /** A file of the page: its type, and its text or the asset it is. */
 interface PageFile {
   type: string;
@@ -58,6 +57,7 @@ interface PageFile {
   asset?: string;
 }
 
+/** The page's files, by path, with their content type. */
 const FILES: Record<string, PageFile> = {
   [DOCS_PATH]: { type: "text/html; charset=utf-8", text: PAGE },
   [`${DOCS_PATH}/init.js`]: { type: "text/javascript", text: INIT },
