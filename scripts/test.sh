@@ -21,8 +21,16 @@ source scripts/ensure_optional_deps.sh
 # sourced once more afterwards, it only exports FASTAPI_PYTHON.
 (source scripts/ensure_python_env.sh) &
 python_env_made=$!
+# Without DATABASE_URL the Postgres tests run on an embedded PGlite: its fresh
+# data directory is made once here (.tmp/pglite/), not by each file at once.
+if [ -z "${DATABASE_URL:-}" ]; then
+  node --input-type=module \
+    -e 'await (await import("./test/support/postgres.ts")).preparePglite()' &
+  pglite_prepared=$!
+fi
 source scripts/pack_once.sh
 wait "$python_env_made"
+[ -z "${pglite_prepared:-}" ] || wait "$pglite_prepared"
 source scripts/ensure_python_env.sh
 
 # Test files each runtime runs at once (each file its own process or worker).

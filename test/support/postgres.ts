@@ -3,7 +3,8 @@
  * sets it), a new database is created on that server and dropped at the end;
  * elsewhere an embedded PGlite is served over TCP by
  * `@electric-sql/pglite-socket` on 127.0.0.1 and a free port, so `npm test`
- * needs no server installed.
+ * needs no server installed; each starts from one fresh data directory that
+ * the first makes and keeps in .tmp/pglite/.
  *
  * PGlite is one single-user Postgres session: pglite-socket multiplexes every
  * client connection onto it, so session state is shared and a query from one
@@ -14,6 +15,13 @@
  *
  * @module
  */
+import {
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  writeFileSync,
+} from "node:fs";
 import process from "node:process";
 import postgres from "postgres";
 
@@ -82,7 +90,7 @@ async function onServer(serverUrl: string): Promise<TestDatabase> {
 async function onPglite(): Promise<TestDatabase> {
   const { PGlite } = await import("@electric-sql/pglite");
   const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
-  const db = await PGlite.create();
+  const db = await PGlite.create({ loadDataDir: await freshDataDir(PGlite) });
   const server = new PGLiteSocketServer({
     db,
     host: "127.0.0.1",
@@ -105,6 +113,56 @@ async function onPglite(): Promise<TestDatabase> {
       await db.close();
     },
   };
+}
+
+/**
+ * Makes the fresh PGlite data directory that each embedded database starts
+ * from, unless it is made already: `npm test` runs this while it packs the
+ * package, so that the test files starting at once do not each run initdb.
+ *
+ * @example
+ * ```ts ignore
+ * import { preparePglite } from "./support/postgres.ts";
+ * await preparePglite();
+ * ```
+ */
+export async function preparePglite(): Promise<void> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  await freshDataDir(PGlite);
+}
+
+/** Where the fresh data directory is kept, one file per PGlite version. */
+const DATA_DIRS = new URL("../../.tmp/pglite/", import.meta.url);
+
+/**
+ * A freshly initialised PGlite data directory, as the tar PGlite dumps: made
+ * once by `PGlite.create()` (which runs initdb, 2.5-4 s of CPU) and kept in
+ * .tmp/pglite/, so that each further database loads it (0.5 s). Files that
+ * make one at the same time each write their own and rename it into place.
+ */
+async function freshDataDir(
+  PGlite: typeof import("@electric-sql/pglite").PGlite,
+): Promise<Blob> {
+  const { version } = JSON.parse(readFileSync(
+    new URL(
+      "../../node_modules/@electric-sql/pglite/package.json",
+      import.meta.url,
+    ),
+    "utf8",
+  )) as { version: string };
+  const file = new URL(`fresh-${version}.tar`, DATA_DIRS);
+  if (existsSync(file)) return new Blob([readFileSync(file)]);
+  const db = await PGlite.create();
+  try {
+    const dump = await db.dumpDataDir("none");
+    mkdirSync(DATA_DIRS, { recursive: true });
+    const partial = new URL(`${file.pathname}.${crypto.randomUUID()}`, file);
+    writeFileSync(partial, new Uint8Array(await dump.arrayBuffer()));
+    renameSync(partial, file);
+    return dump;
+  } finally {
+    await db.close();
+  }
 }
 
 /**
