@@ -12,7 +12,7 @@
 # fails the run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PWD/node_modules/.bin:$PATH"
+source scripts/test_env.sh
 
 source scripts/stages.sh
 source scripts/ensure_optional_deps.sh

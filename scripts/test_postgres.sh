@@ -8,7 +8,7 @@
 # side (scripts/stages.sh; a new stage is one more line).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PWD/node_modules/.bin:$PATH"
+source scripts/test_env.sh
 
 if [ -z "${DATABASE_URL:-}" ]; then
   echo "Cannot run the PostgreSQL server tests: DATABASE_URL is not set" >&2

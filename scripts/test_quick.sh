@@ -6,7 +6,7 @@
 # (scripts/test.sh) runs all of that.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export PATH="$PWD/node_modules/.bin:$PATH"
+source scripts/test_env.sh
 
 step() { printf '\n== %s\n' "$*"; }
 source scripts/ensure_optional_deps.sh
