@@ -69,7 +69,7 @@ const decoder = new TextDecoder();
  * request's 33 µs of CPU. Until then an entry holds what those headers hold
  * (on Node, the incoming message): 1 to 3 KB more an entry, as many entries
  * as the journal keeps. The headers of a request whose body the journal
- * read are copied at once (see {@linkcode RequestJournal.start}).
+ * read from a clone are copied at once (see {@linkcode RequestJournal.start}).
  */
 export interface NotedRequest extends Omit<JournalEntry, "headers" | "body"> {
   /** The headers as sent, or already copied (see {@linkcode JournalEntry}). */
@@ -212,7 +212,7 @@ export class RequestJournal {
    * read, and handed on to the handler (`readDeclaredBody`); any other is
    * read from a clone, the request's own body left unread. The bytes are
    * decoded when the entry is first read; the headers are copied then, or
-   * at once when a body was read.
+   * at once when a body was read from a clone.
    *
    * @param request The request.
    * @returns The entry so far, to pass to {@linkcode finish}.
@@ -246,9 +246,12 @@ export class RequestJournal {
       query: query === -1 || (fragment !== -1 && fragment < query)
         ? ""
         : url.slice(query + 1, fragment === -1 ? url.length : fragment),
-      // Once its body is read, a request's headers hold on to the streams
-      // over its socket (on Node): they are copied at once.
-      headers: read ? copyHeaders(request.headers) : request.headers,
+      // Once its body is read from a clone, a request's headers hold on to
+      // the streams over its socket (on Node): they are copied at once. A
+      // body read whole builds no stream.
+      headers: read && whole === undefined
+        ? copyHeaders(request.headers)
+        : request.headers,
       body,
       body_truncated: truncated,
       status: null,
