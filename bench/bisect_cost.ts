@@ -2,7 +2,11 @@
  * Whether a commit made the API's hot path dearer, for `git bisect run`: the
  * server CPU a request of the trigger test (webhook flow, owner token, access
  * log on, stdout a file), of the commit under test against a reference
- * checkout's, as a ratio measured in the same run.
+ * checkout's, as a ratio measured in the same run. `BISECT_SERVER=mock`
+ * measures the standalone mock instead (`server/cli.ts mock --port 0`, its
+ * demo data: the demo webhook flow, `demo-owner` token), as
+ * `mock_request_shapes.ts` does; `BISECT_SHAPE` picks the request's shape
+ * there (`no-length`, the default, `length-0` or `json-body`).
  *
  * The commit under test is the checkout in the current directory (the one
  * `git bisect` moves; `BISECT_CANDIDATE=<checkout>` names another); the
@@ -67,6 +71,7 @@ import {
   luaScript,
   median,
   RUNTIME_COMMANDS,
+  shapeScript,
   startLoggingServer,
   wrkAsync,
 } from "./hot_path.ts";
@@ -77,15 +82,33 @@ const RUNTIME = process.env.BISECT_RUNTIME ?? "node";
 const REFERENCE = process.env.BISECT_REFERENCE;
 const CANDIDATE = resolve(process.env.BISECT_CANDIDATE ?? process.cwd());
 const THRESHOLD = process.env.BISECT_THRESHOLD;
+const MOCK = process.env.BISECT_SERVER === "mock";
+const SHAPE = process.env.BISECT_SHAPE ?? "no-length";
+/** The demo data's webhook flow and owner token, which the mock serves. */
+const DEMO = {
+  path: "/v1/workflow/a0b1c2d3-e4f5-4a6b-9c7d-8e9f0a1b2c3d/trigger/test",
+  token: "demo-owner",
+};
 /** `git bisect run`'s exit code for a commit that cannot be measured. */
 const SKIP = 125;
 /** An exit code that stops `git bisect run`: the setup is wrong. */
 const ABORT = 128;
 
-/** Starts a checkout's `server/main.ts` on the fixtures, log on. */
+/**
+ * Starts a checkout's `server/main.ts` on the fixtures, log on; or its mock
+ * on the demo data.
+ */
 function startApi(checkout: string, fixtures: string): Promise<LoggingServer> {
+  const command = RUNTIME_COMMANDS[RUNTIME]!;
+  if (MOCK) {
+    return startLoggingServer(
+      [...command, join(checkout, "server/cli.ts"), "mock", "--port", "0"],
+      {},
+      /listening on (http:\/\/\S+)/,
+    );
+  }
   return startLoggingServer(
-    [...RUNTIME_COMMANDS[RUNTIME]!, join(checkout, "server/main.ts")],
+    [...command, join(checkout, "server/main.ts")],
     { PORT: "0", FIXTURES: fixtures, LOG_LEVEL: "info" },
     /listening on (http:\/\/\S+)/,
   );
@@ -93,13 +116,16 @@ function startApi(checkout: string, fixtures: string): Promise<LoggingServer> {
 
 /** CPU µs a request of each server, in rounds that load all at once. */
 async function measure(servers: LoggingServer[]): Promise<number[][]> {
-  const script = luaScript("bisect-post", "POST");
-  const path = `/v1/workflow/${FLOWS.webhook}/trigger/test`;
+  const script = MOCK ? shapeScript(SHAPE) : luaScript("bisect-post", "POST");
+  const { path, token } = MOCK ? DEMO : {
+    path: `/v1/workflow/${FLOWS.webhook}/trigger/test`,
+    token: TOKENS.owner,
+  };
   const run = async (server: LoggingServer, seconds: string) => {
     const before = cpuSeconds(server.pid);
     const result = await wrkAsync(`${server.url}${path}`, seconds, [
       "-H",
-      `Authorization: Bearer ${TOKENS.owner}`,
+      `Authorization: Bearer ${token}`,
       "-s",
       script,
     ]);
@@ -149,9 +175,11 @@ if (import.meta.main) {
     const [candidate, reference] = [median(candidates), median(references)];
     const load = readFileSync("/proc/loadavg", "utf8").split(" ")[0];
     console.log(
-      `${commit} ${RUNTIME} ratio ${ratio.toFixed(3)} candidate ${
-        candidate.toFixed(1)
-      } µs reference ${reference.toFixed(1)} µs load ${load}`,
+      `${commit} ${RUNTIME}${MOCK ? ` mock ${SHAPE}` : ""} ratio ${
+        ratio.toFixed(3)
+      } candidate ${candidate.toFixed(1)} µs reference ${
+        reference.toFixed(1)
+      } µs load ${load}`,
     );
     if (THRESHOLD !== undefined && ratio >= Number(THRESHOLD)) code = 1;
   } catch (error) {

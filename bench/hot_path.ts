@@ -103,6 +103,27 @@ export function luaScript(name: string, method: string): string {
   writeFileSync(path, `wrk.method = "${method}"\n`);
   return path;
 }
+/**
+ * The wrk script of each shape in which clients send a POST, by name (see
+ * `mock_request_shapes.ts`): `no-length` (no framing header, as
+ * `curl -X POST`), `length-0` (`Content-Length: 0`, as fetch) and
+ * `json-body` (`{}` as JSON).
+ */
+export const REQUEST_SHAPES: Record<string, string> = {
+  "no-length": 'wrk.method = "POST"\n',
+  "length-0": 'wrk.method = "POST"\nwrk.body = ""\n',
+  "json-body": 'wrk.method = "POST"\nwrk.body = "{}"\n' +
+    'wrk.headers["Content-Type"] = "application/json"\n',
+};
+
+/** Writes a shape's wrk script (see {@linkcode REQUEST_SHAPES}); its path. */
+export function shapeScript(shape: string): string {
+  const lua = REQUEST_SHAPES[shape];
+  if (lua === undefined) throw new Error(`No shape ${shape}`);
+  const path = join(scripts, `${shape}.lua`);
+  writeFileSync(path, lua);
+  return path;
+}
 const TARGETS = {
   trigger: {
     path: `/v1/workflow/${FLOWS.webhook}/trigger/test`,

@@ -45,6 +45,8 @@ import { promisify } from "node:util";
 import {
   cpuSeconds,
   median,
+  REQUEST_SHAPES,
+  shapeScript,
   startLoggingServer,
   startServer,
   wrk,
@@ -61,22 +63,11 @@ const TOKEN = "demo-owner";
 const PATH = `/v1/workflow/${FLOW}/trigger/test`;
 
 const work = mkdtempSync(join(tmpdir(), "mock-shapes-"));
-/** Each shape's wrk script. */
-const SHAPES: Record<string, string> = {
-  "no-length": 'wrk.method = "POST"\n',
-  "length-0": 'wrk.method = "POST"\nwrk.body = ""\n',
-  "json-body": 'wrk.method = "POST"\nwrk.body = "{}"\n' +
-    'wrk.headers["Content-Type"] = "application/json"\n',
-};
-const picked = process.env.BENCH_SHAPES?.split(",") ?? Object.keys(SHAPES);
+const picked = process.env.BENCH_SHAPES?.split(",") ??
+  Object.keys(REQUEST_SHAPES);
+/** Each picked shape's wrk script. */
 const scripts = Object.fromEntries(
-  picked.map((shape) => {
-    const lua = SHAPES[shape];
-    if (lua === undefined) throw new Error(`No shape ${shape}`);
-    const path = join(work, `${shape}.lua`);
-    writeFileSync(path, lua);
-    return [shape, path];
-  }),
+  picked.map((shape) => [shape, shapeScript(shape)]),
 );
 
 /** One wrk run of a shape's script, with the token. */

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { copyHeaders, type NotedRequest } from "./journal.ts";
+import { bodyText, copyHeaders, type NotedRequest } from "./journal.ts";
 
 /** A name and value, as HAR lists headers and query parameters. */
 export interface HarPair {
@@ -195,6 +195,7 @@ function harEntry(record: NotedRequest, bodyLimit: number): HarEntry {
     }`
     : body?.error ?? undefined;
   const mimeType = header(responseHeaders ?? {}, "content-type") ?? "";
+  const requestBody = bodyText(record);
   return {
     startedDateTime: record.time,
     time: record.duration_ms + receive,
@@ -209,14 +210,14 @@ function harEntry(record: NotedRequest, bodyLimit: number): HarEntry {
       queryString: [...new URLSearchParams(record.query)].map((
         [name, value],
       ) => ({ name, value })),
-      ...(record.body === null ? {} : {
+      ...(requestBody === null ? {} : {
         postData: {
           mimeType: requestHeaders["content-type"] ?? "",
-          text: record.body,
+          text: requestBody,
         },
       }),
       headersSize: -1,
-      bodySize: record.body === null
+      bodySize: requestBody === null
         ? 0
         : Number(requestHeaders["content-length"] ?? -1),
       ...(record.body_truncated

@@ -6,7 +6,12 @@
  */
 import { isoTimeNow } from "../src/telemetry/mod.ts";
 import type { Context } from "../src/http/mod.ts";
-import { ClientGoneError, readBodyStart } from "../src/http/mod.ts";
+import {
+  ClientGoneError,
+  readBodyStart,
+  readDeclaredBody,
+  SMALL_BODY_BYTES,
+} from "../src/http/mod.ts";
 import { isNetworkError } from "./drop_connection.ts";
 import type { MockContext, MockStep } from "./mock_context.ts";
 
@@ -64,11 +69,17 @@ const decoder = new TextDecoder();
  * request's 33 µs of CPU. Until then an entry holds what those headers hold
  * (on Node, the incoming message): 1 to 3 KB more an entry, as many entries
  * as the journal keeps. The headers of a request whose body the journal
- * read are copied at once (see {@linkcode RequestJournal.start}).
+ * read from a clone are copied at once (see {@linkcode RequestJournal.start}).
  */
-export interface NotedRequest extends Omit<JournalEntry, "headers"> {
+export interface NotedRequest extends Omit<JournalEntry, "headers" | "body"> {
   /** The headers as sent, or already copied (see {@linkcode JournalEntry}). */
   headers: Headers | Record<string, string>;
+  /**
+   * The body as read, cut at the journal's body limit: its bytes until
+   * {@linkcode bodyText} first decodes them, then their text; `null` as in
+   * {@linkcode JournalEntry.body}.
+   */
+  body: Uint8Array | string | null;
   /** The request URL's scheme and authority, e.g. `http://127.0.0.1:4010`. */
   origin: string;
   /** The answer's headers (copied when first read); `null` when dropped. */
@@ -159,8 +170,9 @@ export class RequestJournal {
    * headers and body, token's grant, sequence number), oldest first, after
    * `after` (a {@linkcode NotedRequest.seq}) when given: what the HAR export
    * reads. The records are the journal's own: a reader may replace their
-   * `Headers` by copies (as {@linkcode RequestJournal.entries} does), and
-   * change nothing else.
+   * `Headers` by copies (as {@linkcode RequestJournal.entries} does) and
+   * their body's bytes by its text ({@linkcode bodyText}), and change
+   * nothing else.
    *
    * @param after Only entries numbered above this.
    * @param limit At most this many (the oldest first).
@@ -194,9 +206,13 @@ export class RequestJournal {
   }
 
   /**
-   * Notes a request as it arrives, reading up to the body limit from a clone
-   * (the request's own body stays unread); its headers are copied when the
-   * entry is first read, or at once when a body was read.
+   * Notes a request as it arrives, with up to the body limit of its body: a
+   * body whose `Content-Length` declares it within the limit (and within
+   * {@linkcode SMALL_BODY_BYTES}) is read whole with the runtime's cheapest
+   * read, and handed on to the handler (`readDeclaredBody`); any other is
+   * read from a clone, the request's own body left unread. The bytes are
+   * decoded when the entry is first read; the headers are copied then, or
+   * at once when a body was read from a clone.
    *
    * @param request The request.
    * @returns The entry so far, to pass to {@linkcode finish}.
@@ -206,8 +222,17 @@ export class RequestJournal {
     const { url } = request;
     const query = url.indexOf("?");
     const fragment = url.indexOf("#");
-    const read = mayHaveBody(context) && request.body !== null;
-    const { body, truncated } = read ? await this.#readBody(request) : NO_BODY;
+    const may = mayHaveBody(context);
+    const whole = may
+      ? readDeclaredBody(request, Math.min(this.#bodyLimit, SMALL_BODY_BYTES))
+      : undefined;
+    // `request.body` is touched only when the cheap read does not suit.
+    const read = whole !== undefined || (may && request.body !== null);
+    const { body, truncated } = !read
+      ? NO_BODY
+      : await (whole === undefined
+        ? this.#readBody(request)
+        : noted(whole, this.#bodyLimit));
     const host = url.indexOf("/", url.indexOf("//") + 2);
     return {
       origin: host === -1 ? url : url.slice(0, host),
@@ -221,9 +246,12 @@ export class RequestJournal {
       query: query === -1 || (fragment !== -1 && fragment < query)
         ? ""
         : url.slice(query + 1, fragment === -1 ? url.length : fragment),
-      // Once its body is read, a request's headers hold on to the streams
-      // over its socket (on Node): they are copied at once.
-      headers: read ? copyHeaders(request.headers) : request.headers,
+      // Once its body is read from a clone, a request's headers hold on to
+      // the streams over its socket (on Node): they are copied at once. A
+      // body read whole builds no stream.
+      headers: read && whole === undefined
+        ? copyHeaders(request.headers)
+        : request.headers,
       body,
       body_truncated: truncated,
       status: null,
@@ -264,21 +292,66 @@ export class RequestJournal {
     }
   }
 
-  async #readBody(
-    request: Request,
-  ): Promise<{ body: string | null; truncated: boolean }> {
-    try {
-      const { bytes, truncated } = await readBodyStart(
-        request.clone(),
-        this.#bodyLimit,
-      );
-      return { body: decoder.decode(bytes), truncated };
-    } catch (error) {
-      // A body that fails to arrive is the handler's to report.
-      if (error instanceof ClientGoneError) return NO_BODY;
-      throw error;
-    }
+  #readBody(request: Request): Promise<NotedBody> {
+    return noted(
+      readBodyStart(request.clone(), this.#bodyLimit),
+      this.#bodyLimit,
+    );
   }
+}
+
+/** A request's body as an entry notes it. */
+interface NotedBody {
+  body: Uint8Array | null;
+  truncated: boolean;
+}
+
+/**
+ * A body read, as the journal notes it: cut at `limit` (a body declared
+ * within it is read whole, but a `Request` built in process may say less
+ * than it holds); none when it failed to arrive, which is the handler's to
+ * report.
+ */
+async function noted(
+  read: Promise<Uint8Array | { bytes: Uint8Array; truncated: boolean }>,
+  limit: number,
+): Promise<NotedBody> {
+  try {
+    const result = await read;
+    const { bytes, truncated } = result instanceof Uint8Array
+      ? { bytes: result, truncated: false }
+      : result;
+    return bytes.byteLength > limit
+      ? { body: bytes.subarray(0, limit), truncated: true }
+      : { body: bytes, truncated };
+  } catch (error) {
+    if (error instanceof ClientGoneError) return NO_BODY;
+    throw error;
+  }
+}
+
+/**
+ * A record's request body as UTF-8 text (see {@linkcode JournalEntry.body}):
+ * decoded when first asked for, and kept.
+ *
+ * @param record A journal record.
+ * @returns The text, or `null` for no body.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { bodyText, type NotedRequest } from "./journal.ts";
+ *
+ * const record = { body: new TextEncoder().encode("{}") } as NotedRequest;
+ * assert.equal(bodyText(record), "{}");
+ * assert.equal(record.body, "{}"); // kept decoded
+ * ```
+ */
+export function bodyText(record: NotedRequest): string | null {
+  if (record.body instanceof Uint8Array) {
+    record.body = decoder.decode(record.body);
+  }
+  return record.body;
 }
 
 /**
@@ -365,7 +438,11 @@ function publicEntry(entry: NotedRequest): JournalEntry {
     seq: _seq,
     ...shown
   } = entry;
-  return { ...shown, headers: { ...entry.headers as Record<string, string> } };
+  return {
+    ...shown,
+    body: bodyText(entry),
+    headers: { ...entry.headers as Record<string, string> },
+  };
 }
 
 /** The chunks in one array of `size` bytes. */
@@ -381,7 +458,7 @@ function concat(chunks: Uint8Array[], size: number): Uint8Array {
 }
 
 /** What the journal notes of a request without a body. */
-const NO_BODY = { body: null, truncated: false } as const;
+const NO_BODY: NotedBody = { body: null, truncated: false };
 
 /**
  * Whether a request may carry a body, told without touching it: a GET or HEAD

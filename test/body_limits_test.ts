@@ -14,6 +14,7 @@ import assert from "node:assert/strict";
 import { Agent, request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { describe, it } from "node:test";
+import { readBody, readBodyStart, readDeclaredBody } from "../src/http/mod.ts";
 import { DEMO, demoHandler, demoServer } from "./support/demo_handler.ts";
 
 const { call: CALL, integration: INTEGRATION, flow: FLOW } = DEMO;
@@ -201,6 +202,73 @@ async function answer(
     ),
   );
 }
+
+describe("a body read whole ahead of the handler (the mock's journal)", () => {
+  const post = (
+    headers: Record<string, string>,
+    body: BodyInit | null = "{}",
+  ) =>
+    new Request("http://x/", {
+      method: "POST",
+      headers,
+      body,
+      ...(body instanceof ReadableStream ? { duplex: "half" } : {}),
+    } as RequestInit);
+
+  it("is handed on to the handler's read, and cut at its limit there", async () => {
+    const request = post({ "content-length": "8" }, "12345678");
+    const ahead = await readDeclaredBody(request, 8);
+    assert.equal(new TextDecoder().decode(ahead), "12345678");
+    assert.equal(request.bodyUsed, true);
+    assert.equal(readDeclaredBody(request, 8) !== undefined, true);
+    assert.deepEqual(await readBody(request), ahead);
+    const start = await readBodyStart(request, 3);
+    assert.equal(new TextDecoder().decode(start.bytes), "123");
+    assert.equal(start.truncated, true);
+    await assert.rejects(readBody(request, { limit: 4 }), { status: 413 });
+  });
+
+  it("leaves a body its headers do not declare small, or one already read", async () => {
+    const left = [
+      post({}),
+      post({ "content-length": "0" }, null),
+      post({ "content-length": "9" }, "123456789"),
+      post({ "transfer-encoding": "chunked", "content-length": "2" }),
+    ];
+    for (const request of left) {
+      assert.equal(readDeclaredBody(request, 8), undefined);
+      assert.equal(request.bodyUsed, false);
+    }
+    const read = post({ "content-length": "2" });
+    await read.text();
+    assert.equal(readDeclaredBody(read, 8), undefined);
+  });
+
+  it("a body cut off midway is the client's error, to every reader", async () => {
+    const request = post(
+      { "content-length": "12" },
+      new ReadableStream({
+        start(controller) {
+          controller.enqueue(new TextEncoder().encode('{"a":'));
+          controller.error(new Error("connection reset"));
+        },
+      }),
+    );
+    const gone = { name: "ClientGoneError", status: 400 };
+    await assert.rejects(readDeclaredBody(request, 64)!, gone);
+    await assert.rejects(readBody(request), gone);
+  });
+
+  it("a body that does not arrive in time is a 408, to every reader", async () => {
+    const request = post(
+      { "content-length": "12" },
+      new ReadableStream({ start() {} }),
+    );
+    const late = { name: "ClientGoneError", status: 408 };
+    await assert.rejects(readDeclaredBody(request, 64, 20)!, late);
+    await assert.rejects(readBody(request), late);
+  });
+});
 
 describe("a route that takes no body ignores a small one, as FastAPI does", () => {
   for (const [method, path, token] of ROUTES.slice(0, -1)) {

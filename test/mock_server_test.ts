@@ -11,7 +11,8 @@ import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createMockServer } from "../mock/mod.ts";
+import type { HarEntry } from "../mock/har.ts";
+import { createMockServer, type JournalEntry } from "../mock/mod.ts";
 import { runtimeName } from "../server/runtimes/mod.ts";
 import {
   apiFixtures,
@@ -437,6 +438,45 @@ describe(`mock command under ${runtimeName()}`, () => {
     },
   );
 
+  it("journals a small JSON body on a route that takes none, the connection kept", async () => {
+    await fetch(`${started.url}/__mock/reset`, { method: "POST" });
+    const { host } = new URL(started.url);
+    const path = `/v1/workflow/${FLOWS.webhook}/trigger/test`;
+    // The body read ahead, the next request on the connection is framed
+    // where it starts.
+    const answers = await exchange(started.url, [
+      `POST ${path} HTTP/1.1\r\nHost: ${host}\r\n` +
+      `Authorization: Bearer ${TOKENS.owner}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}`,
+      `GET /healthz HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`,
+    ]);
+    const statuses = [...answers.matchAll(/HTTP\/1\.1 (\d{3}) /g)].map((
+      [, status],
+    ) => Number(status));
+    assert.equal(statuses.length, 2, answers);
+    assert.equal(statuses[1], 200);
+    const { requests } = await (await fetch(`${started.url}/__mock/requests`))
+      .json();
+    assert.deepEqual(
+      requests.slice(0, 2).map((entry: JournalEntry) => [
+        entry.path,
+        entry.status,
+        entry.body,
+        entry.body_truncated,
+      ]),
+      [[path, statuses[0], "{}", false], ["/healthz", 200, null, false]],
+    );
+    const har = await (await fetch(`${started.url}/__mock/journal.har`)).json();
+    const posted = har.log.entries.find((entry: HarEntry) =>
+      entry.request.method === "POST"
+    );
+    assert.deepEqual(posted.request.postData, {
+      mimeType: "application/json",
+      text: "{}",
+    });
+    assert.equal(posted.request.bodySize, 2);
+  });
+
   it("refuses a port that is taken, saying so", async () => {
     const port = new URL(started.url).port;
     const { code, output } = await runBin([
@@ -482,6 +522,38 @@ describe(`mock command under ${runtimeName()}`, () => {
     assert.match(output, /Usage: callflow-api <command>[^]*\n {2}mock /);
   });
 });
+
+/**
+ * Sends raw requests on one connection, each once the answer before it came
+ * whole (by its `Content-Length`); resolves with all the server answers
+ * until it closes.
+ */
+function exchange(url: string, requests: string[]): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(new URL(url).port), "127.0.0.1");
+    let received = "";
+    let answered = 0;
+    const complete = () => {
+      const head = received.lastIndexOf("HTTP/1.1 ");
+      const end = received.indexOf("\r\n\r\n", head);
+      const length = /\r\ncontent-length: (\d+)/i.exec(
+        received.slice(head, end),
+      );
+      return end !== -1 && length !== null &&
+        received.length >= end + 4 + Number(length[1]);
+    };
+    socket.on("data", (data) => {
+      received += data.toString("latin1");
+      if (answered < requests.length - 1 && complete()) {
+        answered += 1;
+        socket.write(requests[answered]!);
+      }
+    });
+    socket.on("error", reject);
+    socket.on("end", () => resolve(received));
+    socket.write(requests[0]!);
+  });
+}
 
 /** Sends raw bytes to a server; resolves with all it answers until it closes. */
 function rawRequest(url: string, request: string): Promise<string> {

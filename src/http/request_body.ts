@@ -323,6 +323,77 @@ export function payloadTooLarge(
   );
 }
 
+/**
+ * The bodies read whole ahead of the handler by {@linkcode readDeclaredBody},
+ * by request: a later read of the same request gets them.
+ */
+const readAhead = new WeakMap<Request, Promise<Uint8Array>>();
+
+/**
+ * Reads the whole body of a request whose `Content-Length` declares one of
+ * 1 to `limit` bytes (and no `Transfer-Encoding`), with the runtime's own
+ * `request.arrayBuffer()`: on @hono/node-server straight off the socket,
+ * without the web `Request` and streams that `request.body` or `clone()`
+ * build; natively on Deno and Bun. The bytes stay with the request, so that
+ * the handler's own read ({@linkcode readBody}, {@linkcode readBodyStart})
+ * gets them rather than a used body. For a step that records bodies before
+ * the handler runs (the mock's journal). A body that stops midway or takes
+ * longer than `timeoutMs` is a {@linkcode ClientGoneError}, to every reader.
+ *
+ * @param request The request.
+ * @param limit The largest declared length read this way.
+ * @param timeoutMs How long the body may take. Default
+ * {@linkcode BODY_TIMEOUT_MS}.
+ * @returns The body's bytes; `undefined` for a request whose headers declare
+ * no such body (none, a larger one, a streamed one), or whose body was read
+ * already by another way: read it another way, if at all.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { readBody, readDeclaredBody } from "./request_body.ts";
+ *
+ * const request = new Request("http://x/", {
+ *   method: "POST",
+ *   headers: { "content-length": "2" },
+ *   body: "{}",
+ * });
+ * const bytes = await readDeclaredBody(request, 1024);
+ * assert.equal(bytes?.length, 2);
+ * assert.equal(request.bodyUsed, true);
+ * assert.equal((await readBody(request)).length, 2); // handed on
+ * assert.equal(readDeclaredBody(new Request("http://x/"), 1024), undefined);
+ * ```
+ */
+export function readDeclaredBody(
+  request: Request,
+  limit: number,
+  timeoutMs: number = BODY_TIMEOUT_MS,
+): Promise<Uint8Array> | undefined {
+  const ahead = readAhead.get(request);
+  if (ahead !== undefined) return ahead;
+  const length = declaredLength(request);
+  if (
+    length === 0 || length > limit || request.bodyUsed ||
+    request.headers.has("transfer-encoding")
+  ) {
+    return undefined;
+  }
+  const { deadline, timer } = bodyDeadline(timeoutMs);
+  const read = Promise.race([request.arrayBuffer(), deadline]).then(
+    (buffer) => {
+      clearTimeout(timer);
+      return new Uint8Array(buffer);
+    },
+    (error: unknown) => {
+      clearTimeout(timer);
+      throw clientGone(error);
+    },
+  );
+  readAhead.set(request, read);
+  return read;
+}
+
 /** The body length `Content-Length` declares; 0 when it declares none. */
 function declaredLength(request: Request): number {
   return Number(request.headers.get("content-length")) || 0;
@@ -332,7 +403,8 @@ function declaredLength(request: Request): number {
  * Reads the first `limit` bytes of a request's body and leaves the rest
  * unread: a record of the body (the mock's request journal), not a body to
  * parse. A body that stops midway or takes longer than `timeoutMs` is a
- * {@linkcode ClientGoneError}, as for {@linkcode readBody}.
+ * {@linkcode ClientGoneError}, as for {@linkcode readBody}. A body read
+ * whole already by {@linkcode readDeclaredBody} is handed on from there.
  *
  * @param request The request.
  * @param limit How many bytes to keep.
@@ -359,6 +431,13 @@ export async function readBodyStart(
   limit: number,
   timeoutMs: number = BODY_TIMEOUT_MS,
 ): Promise<{ bytes: Uint8Array; truncated: boolean }> {
+  const ahead = readAhead.get(request);
+  if (ahead !== undefined) {
+    const bytes = await ahead;
+    return bytes.byteLength > limit
+      ? { bytes: bytes.subarray(0, limit), truncated: true }
+      : { bytes, truncated: false };
+  }
   if (request.body === null) {
     return { bytes: new Uint8Array(), truncated: false };
   }
@@ -366,28 +445,14 @@ export async function readBodyStart(
   let size = 0;
   let truncated = false;
   const reader = request.body.getReader();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new ClientGoneError(`the body took longer than ${timeoutMs} ms`, {
-            timeout: true,
-          }),
-        ),
-      timeoutMs,
-    );
-  });
+  const { deadline, timer } = bodyDeadline(timeoutMs);
   try {
     for (;;) {
       const { done, value } = await Promise.race([reader.read(), deadline])
         .catch((error: unknown) => {
           // Neither wait for a stalled stream to cancel nor fail on it.
           reader.cancel().catch(() => {});
-          throw error instanceof ClientGoneError ? error : new ClientGoneError(
-            `the body was cut off: ${describe(error)}`,
-            { cause: error },
-          );
+          throw clientGone(error);
         });
       if (done) break;
       if (size + value.byteLength > limit) {
@@ -411,6 +476,36 @@ export async function readBodyStart(
     offset += chunk.byteLength;
   }
   return { bytes, truncated };
+}
+
+/**
+ * A promise that rejects with the 408's {@linkcode ClientGoneError} once
+ * `timeoutMs` passed, and its timer, to clear when the body came.
+ */
+function bodyDeadline(
+  timeoutMs: number,
+): { deadline: Promise<never>; timer: ReturnType<typeof setTimeout> } {
+  let timer!: ReturnType<typeof setTimeout>;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new ClientGoneError(`the body took longer than ${timeoutMs} ms`, {
+            timeout: true,
+          }),
+        ),
+      timeoutMs,
+    );
+  });
+  return { deadline, timer };
+}
+
+/** A failure to read a body, as the {@linkcode ClientGoneError} it is. */
+function clientGone(error: unknown): ClientGoneError {
+  return error instanceof ClientGoneError ? error : new ClientGoneError(
+    `the body was cut off: ${describe(error)}`,
+    { cause: error },
+  );
 }
 
 /** One line about a stream failure: its name, message and code, no stack. */
