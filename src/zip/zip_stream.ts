@@ -14,10 +14,14 @@ import {
   entryTime,
   localHeader,
 } from "./_records.ts";
-import { gzipMemberBody, type GzipTrailer } from "./_gzip_member.ts";
+import {
+  type Deflater,
+  type DeflaterFactory,
+  gzipDeflater,
+} from "./_deflater.ts";
 import { type GzipCompressor, gzipCompressor, type GzipPair } from "./_gzip.ts";
 
-export type { GzipCompressor, GzipPair };
+export type { Deflater, DeflaterFactory, GzipCompressor, GzipPair };
 
 /** How a {@linkcode ZipStream} deflates its entries. */
 export interface ZipCompression {
@@ -27,6 +31,12 @@ export interface ZipCompression {
    * the CRC-32 in its trailer), or fflate's where there is none.
    */
   gzip?: GzipCompressor;
+  /**
+   * Makes the deflater of each entry directly, instead of `gzip`: no web
+   * streams between the writer and the deflate, where they cost more than it
+   * (Node's).
+   */
+  deflater?: DeflaterFactory;
   /**
    * Bytes of text that may be added to the entries after the one being sent:
    * how far the writer runs ahead of the reader, so that the next entries
@@ -67,11 +77,11 @@ const ONE_ASCII: TextEncoderEncodeIntoResult = { read: 1, written: 1 };
 /** One entry being compressed or sent. */
 class Entry {
   readonly name: Uint8Array;
-  readonly writer: WritableStreamDefaultWriter<Uint8Array<ArrayBuffer>>;
-  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly trailer: Promise<GzipTrailer>;
+  readonly deflater: Deflater;
   /** Uncompressed bytes written so far. */
   size = 0;
+  /** Deflated bytes sent so far. */
+  compressedSize = 0;
   /** The buffer being filled, and how much of it is. */
   buffer: Uint8Array<ArrayBuffer> | undefined;
   filled = 0;
@@ -80,24 +90,9 @@ class Entry {
   /** Where its local header starts, once it is being sent. */
   offset: number | undefined;
 
-  constructor(
-    name: string,
-    compressor: GzipPair,
-  ) {
+  constructor(name: string, deflater: Deflater) {
     this.name = encoder.encode(name);
-    const body = gzipMemberBody({
-      highWaterMark: ENTRY_OUTPUT_BYTES,
-      size: (chunk) => chunk.byteLength,
-    });
-    this.writer = compressor.writable.getWriter();
-    this.reader = compressor.readable.pipeThrough(body.transform).getReader();
-    this.trailer = body.trailer;
-  }
-
-  /** Frees the compressor; its errors no longer matter. */
-  discard(reason: unknown): void {
-    this.writer.abort(reason).catch(() => {});
-    this.reader.cancel(reason).catch(() => {});
+    this.deflater = deflater;
   }
 }
 
@@ -147,7 +142,7 @@ export class ZipStream {
   /** The archive's bytes. */
   readonly readable: ReadableStream<Uint8Array>;
   readonly #time: EntryTime;
-  readonly #gzip: GzipCompressor;
+  readonly #deflater: DeflaterFactory;
   readonly #readAheadBytes: number;
   /** Entries added and not yet sent whole; the first is being sent. */
   readonly #entries: Entry[] = [];
@@ -170,7 +165,9 @@ export class ZipStream {
   /** @param options Entry time, compressor and read-ahead. */
   constructor(options: ZipStreamOptions) {
     this.#time = entryTime(options.lastModified);
-    this.#gzip = options.gzip ?? gzipCompressor;
+    const gzip = options.gzip ?? gzipCompressor;
+    this.#deflater = options.deflater ??
+      (async (outputBytes) => gzipDeflater(await gzip(), outputBytes));
     this.#readAheadBytes = options.readAheadBytes ?? READ_AHEAD_BYTES;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     this.readable = new ReadableStream<Uint8Array>({
@@ -204,7 +201,10 @@ export class ZipStream {
   async add(name: string): Promise<ZipEntryWriter> {
     while (this.#entries.length >= MAX_ENTRIES_IN_FLIGHT) await this.#change();
     this.#check();
-    const entry = new Entry(name, await this.#gzip());
+    const entry = new Entry(
+      name,
+      await this.#deflater(ENTRY_OUTPUT_BYTES),
+    );
     this.#check();
     this.#entries.push(entry);
     this.#notify();
@@ -213,7 +213,7 @@ export class ZipStream {
       close: () => {
         this.#check();
         this.#flush(entry);
-        entry.writer.close().catch((error) => this.#fail(error));
+        entry.deflater.close().catch((error) => this.#fail(error));
       },
     };
   }
@@ -310,7 +310,7 @@ export class ZipStream {
       if (entry.handedOver.length < REUSED_PER_ENTRY) {
         entry.handedOver.push(buffer);
       }
-      entry.writer.write(buffer.subarray(0, filled)).then(
+      entry.deflater.write(buffer.subarray(0, filled)).then(
         release,
         (error) => this.#fail(error),
       );
@@ -340,14 +340,15 @@ export class ZipStream {
         this.#send(controller, localHeader(head.name, this.#time));
         return;
       }
-      const { done, value } = await head.reader.read();
+      const value = await head.deflater.read();
       this.#check();
-      if (!done) {
+      if (value !== undefined) {
+        head.compressedSize += value.length;
         this.#send(controller, value);
         return;
       }
-      const { crc32, compressedSize } = await head.trailer;
-      this.#check();
+      const crc32 = head.deflater.crc32();
+      const { compressedSize } = head;
       this.#send(
         controller,
         dataDescriptor({ crc32, compressedSize, size: head.size }),
@@ -385,7 +386,7 @@ export class ZipStream {
     if (this.#failure !== undefined) return;
     this.#failure = { reason };
     if (!this.#cancelled) this.#errorReadable(reason);
-    for (const entry of this.#entries) entry.discard(reason);
+    for (const entry of this.#entries) entry.deflater.abort(reason);
     this.#notify();
   }
 
