@@ -61,6 +61,9 @@ const MAX_ENTRIES_IN_FLIGHT = 4;
 /** The default of {@linkcode ZipStreamOptions.readAheadBytes}. */
 const READ_AHEAD_BYTES = 64 * 1024;
 
+/** Bytes of the archive gathered into one chunk for its reader. */
+const SEND_BYTES = 64 * 1024;
+
 /** Deflated bytes an entry may hold before its compressor waits. */
 const ENTRY_OUTPUT_BYTES = 256 * 1024;
 
@@ -82,6 +85,8 @@ class Entry {
   size = 0;
   /** Deflated bytes sent so far. */
   compressedSize = 0;
+  /** Whether its writer closed it: the rest of its data needs no more text. */
+  closed = false;
   /** The buffer being filled, and how much of it is. */
   buffer: Uint8Array<ArrayBuffer> | undefined;
   filled = 0;
@@ -115,9 +120,9 @@ export interface ZipEntryWriter {
  * Memory is bounded whatever the entries' size: writes wait while the reader
  * of the archive is behind (backpressure), with at most 4 entries, 64 KiB of
  * text (`readAheadBytes`) added after the entry being sent, 512 KiB of text
- * not yet deflated
- * and 256 KiB of deflated data per entry in flight. Entries carry Zip64
- * sizes, so any may pass 4 GiB.
+ * not yet deflated and 256 KiB of deflated data per entry in flight; the
+ * archive's bytes go out in chunks of about 64 KiB, gathered from the
+ * deflater's pieces. Entries carry Zip64 sizes, so any may pass 4 GiB.
  *
  * {@linkcode ZipStream.abort} errors the archive (a reader never takes a
  * truncated archive for a whole one); when the reader cancels, pending and
@@ -147,8 +152,11 @@ export class ZipStream {
   /** Entries added and not yet sent whole; the first is being sent. */
   readonly #entries: Entry[] = [];
   readonly #written: CentralEntry[] = [];
-  /** Bytes of the archive sent so far. */
+  /** Bytes of the archive gathered or sent so far. */
   #offset = 0;
+  /** The archive's next bytes, not yet sent. */
+  readonly #gathered: Uint8Array[] = [];
+  #gatheredBytes = 0;
   /** Buffers being filled or not yet taken in by a compressor. */
   #buffers = 0;
   /** Buffers of entries whose compressors have ended, free for reuse. */
@@ -213,6 +221,7 @@ export class ZipStream {
       close: () => {
         this.#check();
         this.#flush(entry);
+        entry.closed = true;
         entry.deflater.close().catch((error) => this.#fail(error));
       },
     };
@@ -317,42 +326,50 @@ export class ZipStream {
     }
   }
 
-  /** Sends the next piece of the archive. */
+  /**
+   * Sends the next piece of the archive: what comes next, gathered up to
+   * {@linkcode SEND_BYTES} (a header, the deflater's pieces, a descriptor),
+   * so that each chunk the reader takes is worth its cost. Gathering waits
+   * only on entries already closed, never on text still to be written.
+   */
   async #pull(
     controller: ReadableStreamDefaultController<Uint8Array>,
   ): Promise<void> {
     for (;;) {
       this.#check();
+      if (this.#gatheredBytes >= SEND_BYTES) return this.#send(controller);
       const head = this.#entries[0];
       if (head === undefined) {
         if (!this.#closed) {
+          if (this.#gatheredBytes > 0) return this.#send(controller);
           await this.#change();
           continue;
         }
-        controller.enqueue(
-          centralDirectory(this.#written, this.#offset, this.#time),
-        );
+        this.#gather(centralDirectory(this.#written, this.#offset, this.#time));
+        this.#send(controller);
         controller.close();
         return;
       }
+      // What an open entry deflates next may wait on text its writer has
+      // yet to write: what is gathered goes first.
+      if (!head.closed && this.#gatheredBytes > 0) {
+        return this.#send(controller);
+      }
       if (head.offset === undefined) {
         head.offset = this.#offset;
-        this.#send(controller, localHeader(head.name, this.#time));
-        return;
+        this.#gather(localHeader(head.name, this.#time));
+        continue;
       }
       const value = await head.deflater.read();
       this.#check();
       if (value !== undefined) {
         head.compressedSize += value.length;
-        this.#send(controller, value);
-        return;
+        this.#gather(value);
+        continue;
       }
       const crc32 = head.deflater.crc32();
       const { compressedSize } = head;
-      this.#send(
-        controller,
-        dataDescriptor({ crc32, compressedSize, size: head.size }),
-      );
+      this.#gather(dataDescriptor({ crc32, compressedSize, size: head.size }));
       this.#written.push({
         name: head.name,
         crc32,
@@ -365,16 +382,32 @@ export class ZipStream {
       this.#free.push(...head.handedOver);
       this.#readAhead -= this.#entries[0]?.size ?? 0;
       this.#notify();
-      return;
     }
   }
 
-  #send(
-    controller: ReadableStreamDefaultController<Uint8Array>,
-    bytes: Uint8Array,
-  ): void {
+  /** Adds the archive's next bytes to what the next chunk sends. */
+  #gather(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
     this.#offset += bytes.length;
-    controller.enqueue(bytes);
+    this.#gathered.push(bytes);
+    this.#gatheredBytes += bytes.length;
+  }
+
+  /** Sends what is gathered as one chunk. */
+  #send(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    const pieces = this.#gathered;
+    let chunk = pieces[0]!;
+    if (pieces.length > 1) {
+      chunk = new Uint8Array(this.#gatheredBytes);
+      let at = 0;
+      for (const piece of pieces) {
+        chunk.set(piece, at);
+        at += piece.length;
+      }
+    }
+    pieces.length = 0;
+    this.#gatheredBytes = 0;
+    controller.enqueue(chunk);
   }
 
   /** Throws the failure, if any: everything stops at the first one. */
