@@ -44,9 +44,12 @@ interface Waiting {
  * const deflater = zlibDeflater(65536);
  * deflater.write(new TextEncoder().encode("hello, hello"));
  * deflater.close();
- * const parts: Uint8Array[] = [];
- * for (let part; (part = await deflater.read()) !== undefined;) parts.push(part);
- * assert.equal(inflateRawSync(Buffer.concat(parts)).toString(), "hello, hello");
+ * const parts: Uint8Array<ArrayBuffer>[] = [];
+ * for (let part; (part = await deflater.read()) !== undefined;) {
+ *   parts.push(part.slice());
+ * }
+ * const deflated = new Uint8Array(await new Blob(parts).arrayBuffer());
+ * assert.equal(inflateRawSync(deflated).toString(), "hello, hello");
  * assert.equal(deflater.crc32(), 0xf3ccc5ff);
  * ```
  */

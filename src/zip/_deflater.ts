@@ -57,8 +57,10 @@ export type DeflaterFactory = (
  * const deflater = gzipDeflater(new CompressionStream("gzip"), 65536);
  * deflater.write(new TextEncoder().encode("hello, hello"));
  * deflater.close();
- * const parts: Uint8Array[] = [];
- * for (let part; (part = await deflater.read()) !== undefined;) parts.push(part);
+ * const parts: Uint8Array<ArrayBuffer>[] = [];
+ * for (let part; (part = await deflater.read()) !== undefined;) {
+ *   parts.push(part.slice());
+ * }
  * const inflated = new Blob(parts).stream()
  *   .pipeThrough(new DecompressionStream("deflate-raw"));
  * assert.equal(await new Response(inflated).text(), "hello, hello");
