@@ -173,8 +173,9 @@ async function child(codec: string): Promise<void> {
   let closeAfter = () => {};
   if (codec === "zipstream") write = () => zipStreamArchive(entries);
   else if (codec === "zipstream-zlib") {
-    const { zlibGzip } = await import("../server/gzip_pool/zlib.ts");
-    write = () => zipStreamArchive(entries, { gzip: zlibGzip, ...AHEAD });
+    const { zlibDeflater } = await import("../server/gzip_pool/zlib.ts");
+    write = () =>
+      zipStreamArchive(entries, { deflater: zlibDeflater, ...AHEAD });
   } else if (codec === "zipstream-workers") {
     const { workerGzip } = await import("../server/gzip_pool/worker_pool.ts");
     const pool = workerGzip();

@@ -5,7 +5,8 @@
  * one at a time:
  *
  * - `export`: the whole export;
- * - `stored`: deflate at level 0 (zlib's stored blocks, its CRC-32 kept);
+ * - `stored`: deflate at level 0 (`node:zlib`'s stored blocks, their
+ *   CRC-32 kept);
  * - `store`: the store's stream alone, drained, no archive.
  *
  * each from `memory` and from `postgres` (a database of its own on
@@ -25,13 +26,12 @@
  * @module
  */
 import process from "node:process";
-import { createGzip } from "node:zlib";
 import { createHandler } from "../src/handler.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import type { Store } from "../src/store/store.ts";
-import type { GzipPair } from "../src/zip/zip_stream.ts";
 import { connectPostgres, migrate, PostgresStore } from "../postgres/mod.ts";
 import { exportCompression } from "../server/gzip_pool/mod.ts";
+import { zlibDeflater } from "../server/gzip_pool/zlib.ts";
 import { bulkExportRequest } from "../test/support/many_calls.ts";
 import { createTestDatabase } from "../test/support/postgres.ts";
 import { benchData } from "./export_data.ts";
@@ -43,25 +43,8 @@ const parts = (process.env.BENCH_PARTS ?? "export,stored,store").split(",");
 const stores = (process.env.BENCH_STORES ?? "memory,postgres").split(",");
 const { token, callIds, project: projectId, fixtures } = benchData();
 
-/** zlib at level 0: stored blocks, the gzip trailer's CRC-32 computed. */
-const storedGzip = (): GzipPair => {
-  const gzip = createGzip({ level: 0 });
-  const readable = new ReadableStream<Uint8Array>({
-    start(controller) {
-      gzip.on("data", (chunk: Uint8Array) => controller.enqueue(chunk));
-      gzip.on("end", () => controller.close());
-      gzip.on("error", (error) => controller.error(error));
-    },
-  });
-  const writable = new WritableStream<Uint8Array>({
-    write: (chunk) =>
-      new Promise((resolve, reject) =>
-        gzip.write(chunk, (error) => error ? reject(error) : resolve())
-      ),
-    close: () => new Promise((resolve) => gzip.end(resolve)),
-  });
-  return { readable: readable as GzipPair["readable"], writable };
-};
+/** zlib at level 0: stored blocks, their CRC-32 computed. */
+const storedDeflater = (outputBytes: number) => zlibDeflater(outputBytes, 0);
 
 /** CPU seconds of the database's backends so far, by pid. */
 async function backends(
@@ -95,12 +78,11 @@ try {
     }
     const database = db === undefined ? "" : new URL(db.url).pathname.slice(1);
     for (const part of parts) {
-      const gzip = part === "stored"
-        ? storedGzip
-        : (await exportCompression()).compression.gzip;
       const handler = createHandler({
         store,
-        exportCompression: { ...(gzip && { gzip }), readAheadBytes: 262144 },
+        exportCompression: part === "stored"
+          ? { deflater: storedDeflater, readAheadBytes: 262144 }
+          : (await exportCompression()).compression,
       });
       const once = async () => {
         if (part === "store") {

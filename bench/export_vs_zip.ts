@@ -21,7 +21,10 @@
  * (default `server`: the export deflating as the API's servers have it;
  * `server,runtime` adds rows with the runtime's own `CompressionStream` on
  * the main thread), `BENCH_PORT` (default 0: any free port; the servers
- * listen on it and the ports after it, one each).
+ * listen on it and the ports after it, one each). `BENCH_BEFORE=<checkout>`
+ * adds that checkout's `bench/export_server.ts` (an earlier commit, e.g. a
+ * `git worktree` with `node_modules`), exporting in the same rounds, order
+ * rotated: its CPU over the same `zip -6` rounds, in a column of its own.
  *
  * @module
  */
@@ -47,20 +50,16 @@ const stores = (process.env.BENCH_STORES ??
   (process.env.DATABASE_URL ? "memory,postgres" : "memory")).split(",");
 const compressions = (process.env.BENCH_COMPRESSIONS ?? "server").split(",");
 let port = Number(process.env.BENCH_PORT ?? 0);
+const BEFORE = process.env.BENCH_BEFORE;
 const bin = (name: string) => join(process.cwd(), "node_modules", ".bin", name);
 /** The young generation's bound of the API's start scripts (package.json). */
 const SEMI_SPACE = "--max-semi-space-size=8";
 const COMMANDS: Record<string, string[]> = {
-  node: [bin("node"), "--expose-gc", SEMI_SPACE, "bench/export_server.ts"],
-  deno: [
-    bin("deno"),
-    "run",
-    "-A",
-    `--v8-flags=--expose-gc,${SEMI_SPACE}`,
-    "bench/export_server.ts",
-  ],
-  bun: [bin("bun"), "bench/export_server.ts"],
+  node: [bin("node"), "--expose-gc", SEMI_SPACE],
+  deno: [bin("deno"), "run", "-A", `--v8-flags=--expose-gc,${SEMI_SPACE}`],
+  bun: [bin("bun")],
 };
+const SERVER = "bench/export_server.ts";
 
 const work = mkdtempSync(join(tmpdir(), "export-bench-"));
 const { token, callIds } = benchData(0);
@@ -177,6 +176,8 @@ interface Row {
   rssMany: number;
   /** Wall time and server CPU seconds per export with 8 at once. */
   many: Timing;
+  /** The `BENCH_BEFORE` checkout's single exports, if any. */
+  before?: Timing;
 }
 
 const files = join(work, "files");
@@ -191,11 +192,16 @@ async function measure(
   store: string,
   compression: string,
 ): Promise<Row> {
-  const server = await startServer([...COMMANDS[runtime]!, store], {
-    BENCH_COMPRESSION: compression,
-    BENCH_PORT: String(port === 0 ? 0 : port++),
-    ...(db === undefined ? {} : { BENCH_DATABASE_URL: db.url }),
-  });
+  const start = (script: string) =>
+    startServer([...COMMANDS[runtime]!, script, store], {
+      BENCH_COMPRESSION: compression,
+      BENCH_PORT: String(port === 0 ? 0 : port++),
+      ...(db === undefined ? {} : { BENCH_DATABASE_URL: db.url }),
+    });
+  const server = await start(SERVER);
+  const before = BEFORE === undefined
+    ? undefined
+    : await start(join(BEFORE, SERVER));
   const served = join(work, "served.zip");
   const idle = rssMiB(server.pid);
   let peak = idle;
@@ -210,10 +216,22 @@ async function measure(
     } catch {
       execFileSync("unzip", ["-q", "-d", files, served]);
     }
-    const samples = { zip: [] as Timing[], api: [] as Timing[] };
+    const samples = {
+      zip: [] as Timing[],
+      api: [] as Timing[],
+      before: [] as Timing[],
+    };
+    const order = before === undefined
+      ? ["zip", "api"]
+      : ["zip", "api", "before"];
     for (let round = 0; round < ROUNDS; round += 1) {
-      for (const which of round % 2 === 0 ? ["zip", "api"] : ["api", "zip"]) {
-        if (which === "zip") {
+      const turn = round % order.length;
+      for (const which of [...order.slice(turn), ...order.slice(0, turn)]) {
+        if (which === "before") {
+          const output = join(work, "before.zip");
+          samples.before.push(await timedExports(before!, [output]));
+          execFileSync("unzip", ["-tq", output], { stdio: "pipe" });
+        } else if (which === "zip") {
           rmSync(infoZip, { force: true });
           samples.zip.push(
             await run("zip", ["-q", "-6", "-r", infoZip, "."], files),
@@ -250,10 +268,12 @@ async function measure(
         cpu: many.cpu / AT_ONCE,
         pg: (many.pg ?? 0) / AT_ONCE,
       },
+      ...(before === undefined ? {} : { before: medianOf(samples.before) }),
     };
   } finally {
     clearInterval(sampler);
     server.stop();
+    before?.stop();
   }
 }
 
@@ -282,11 +302,16 @@ console.log(
     `every archive checked with unzip -t. API = curl reading the export ` +
     `(wall) and the server's CPU seconds meanwhile; zip = \`zip -q -6 -r\`.\n`,
 );
+const beforeColumn = BEFORE === undefined
+  ? ["", ""]
+  : [" before: CPU s / CPU before / zip |", " --- |"];
 console.log(
-  "| runtime | store | deflate | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | Postgres CPU s | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s / Postgres CPU s per export |",
+  "| runtime | store | deflate | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | Postgres CPU s | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s / Postgres CPU s per export |" +
+    beforeColumn[0],
 );
 console.log(
-  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |",
+  "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |" +
+    beforeColumn[1],
 );
 for (const row of rows) {
   console.log(
@@ -300,7 +325,11 @@ for (const row of rows) {
       row.rssOne.toFixed(0)
     } / ${row.rssMany.toFixed(0)} | ${row.many.wall.toFixed(2)} / ${
       row.many.cpu.toFixed(2)
-    } / ${(row.many.pg ?? 0).toFixed(2)} |`,
+    } / ${(row.many.pg ?? 0).toFixed(2)} |${
+      row.before === undefined
+        ? ""
+        : ` ${row.before.cpu.toFixed(2)} / ${x(row.before.cpu / row.zip.cpu)} |`
+    }`,
   );
 }
 const postgresRows = rows.filter((row) => row.store === "postgres");

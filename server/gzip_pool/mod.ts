@@ -1,7 +1,7 @@
 /**
  * How the server's bulk export deflates, per runtime: off the main thread
  * everywhere. Node and Bun run `node:zlib` on their thread pools
- * ({@linkcode zlibGzip}); Deno, whose `CompressionStream` and `node:zlib`
+ * ({@linkcode zlibDeflater}); Deno, whose `CompressionStream` and `node:zlib`
  * both deflate on the main thread, a pool of Web Workers
  * ({@linkcode workerGzip}). With entries deflating in parallel, the writer
  * reads 256 KiB of text ahead instead of 64 KiB, so that every thread has an
@@ -45,10 +45,10 @@ export async function exportCompression(
   runtime: RuntimeName = runtimeName(),
 ): Promise<ServerCompression> {
   if (runtime !== "deno") {
-    const { zlibGzip } = await import("./zlib.ts");
+    const { zlibDeflater } = await import("./zlib.ts");
     return {
       compression: {
-        gzip: zlibGzip,
+        deflater: zlibDeflater,
         readAheadBytes: PARALLEL_READ_AHEAD_BYTES,
       },
       close: () => {},

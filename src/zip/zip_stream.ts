@@ -14,10 +14,14 @@ import {
   entryTime,
   localHeader,
 } from "./_records.ts";
-import { gzipMemberBody, type GzipTrailer } from "./_gzip_member.ts";
+import {
+  type Deflater,
+  type DeflaterFactory,
+  gzipDeflater,
+} from "./_deflater.ts";
 import { type GzipCompressor, gzipCompressor, type GzipPair } from "./_gzip.ts";
 
-export type { GzipCompressor, GzipPair };
+export type { Deflater, DeflaterFactory, GzipCompressor, GzipPair };
 
 /** How a {@linkcode ZipStream} deflates its entries. */
 export interface ZipCompression {
@@ -27,6 +31,12 @@ export interface ZipCompression {
    * the CRC-32 in its trailer), or fflate's where there is none.
    */
   gzip?: GzipCompressor;
+  /**
+   * Makes the deflater of each entry directly, instead of `gzip`: no web
+   * streams between the writer and the deflate, where they cost more than it
+   * (Node's).
+   */
+  deflater?: DeflaterFactory;
   /**
    * Bytes of text that may be added to the entries after the one being sent:
    * how far the writer runs ahead of the reader, so that the next entries
@@ -51,6 +61,9 @@ const MAX_ENTRIES_IN_FLIGHT = 4;
 /** The default of {@linkcode ZipStreamOptions.readAheadBytes}. */
 const READ_AHEAD_BYTES = 64 * 1024;
 
+/** Bytes of the archive gathered into one chunk for its reader. */
+const SEND_BYTES = 64 * 1024;
+
 /** Deflated bytes an entry may hold before its compressor waits. */
 const ENTRY_OUTPUT_BYTES = 256 * 1024;
 
@@ -67,11 +80,13 @@ const ONE_ASCII: TextEncoderEncodeIntoResult = { read: 1, written: 1 };
 /** One entry being compressed or sent. */
 class Entry {
   readonly name: Uint8Array;
-  readonly writer: WritableStreamDefaultWriter<Uint8Array<ArrayBuffer>>;
-  readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly trailer: Promise<GzipTrailer>;
+  readonly deflater: Deflater;
   /** Uncompressed bytes written so far. */
   size = 0;
+  /** Deflated bytes sent so far. */
+  compressedSize = 0;
+  /** Whether its writer closed it: the rest of its data needs no more text. */
+  closed = false;
   /** The buffer being filled, and how much of it is. */
   buffer: Uint8Array<ArrayBuffer> | undefined;
   filled = 0;
@@ -80,24 +95,9 @@ class Entry {
   /** Where its local header starts, once it is being sent. */
   offset: number | undefined;
 
-  constructor(
-    name: string,
-    compressor: GzipPair,
-  ) {
+  constructor(name: string, deflater: Deflater) {
     this.name = encoder.encode(name);
-    const body = gzipMemberBody({
-      highWaterMark: ENTRY_OUTPUT_BYTES,
-      size: (chunk) => chunk.byteLength,
-    });
-    this.writer = compressor.writable.getWriter();
-    this.reader = compressor.readable.pipeThrough(body.transform).getReader();
-    this.trailer = body.trailer;
-  }
-
-  /** Frees the compressor; its errors no longer matter. */
-  discard(reason: unknown): void {
-    this.writer.abort(reason).catch(() => {});
-    this.reader.cancel(reason).catch(() => {});
+    this.deflater = deflater;
   }
 }
 
@@ -120,9 +120,9 @@ export interface ZipEntryWriter {
  * Memory is bounded whatever the entries' size: writes wait while the reader
  * of the archive is behind (backpressure), with at most 4 entries, 64 KiB of
  * text (`readAheadBytes`) added after the entry being sent, 512 KiB of text
- * not yet deflated
- * and 256 KiB of deflated data per entry in flight. Entries carry Zip64
- * sizes, so any may pass 4 GiB.
+ * not yet deflated and 256 KiB of deflated data per entry in flight; the
+ * archive's bytes go out in chunks of about 64 KiB, gathered from the
+ * deflater's pieces. Entries carry Zip64 sizes, so any may pass 4 GiB.
  *
  * {@linkcode ZipStream.abort} errors the archive (a reader never takes a
  * truncated archive for a whole one); when the reader cancels, pending and
@@ -147,13 +147,16 @@ export class ZipStream {
   /** The archive's bytes. */
   readonly readable: ReadableStream<Uint8Array>;
   readonly #time: EntryTime;
-  readonly #gzip: GzipCompressor;
+  readonly #deflater: DeflaterFactory;
   readonly #readAheadBytes: number;
   /** Entries added and not yet sent whole; the first is being sent. */
   readonly #entries: Entry[] = [];
   readonly #written: CentralEntry[] = [];
-  /** Bytes of the archive sent so far. */
+  /** Bytes of the archive gathered or sent so far. */
   #offset = 0;
+  /** The archive's next bytes, not yet sent. */
+  readonly #gathered: Uint8Array[] = [];
+  #gatheredBytes = 0;
   /** Buffers being filled or not yet taken in by a compressor. */
   #buffers = 0;
   /** Buffers of entries whose compressors have ended, free for reuse. */
@@ -170,7 +173,9 @@ export class ZipStream {
   /** @param options Entry time, compressor and read-ahead. */
   constructor(options: ZipStreamOptions) {
     this.#time = entryTime(options.lastModified);
-    this.#gzip = options.gzip ?? gzipCompressor;
+    const gzip = options.gzip ?? gzipCompressor;
+    this.#deflater = options.deflater ??
+      (async (outputBytes) => gzipDeflater(await gzip(), outputBytes));
     this.#readAheadBytes = options.readAheadBytes ?? READ_AHEAD_BYTES;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     this.readable = new ReadableStream<Uint8Array>({
@@ -204,7 +209,10 @@ export class ZipStream {
   async add(name: string): Promise<ZipEntryWriter> {
     while (this.#entries.length >= MAX_ENTRIES_IN_FLIGHT) await this.#change();
     this.#check();
-    const entry = new Entry(name, await this.#gzip());
+    const entry = new Entry(
+      name,
+      await this.#deflater(ENTRY_OUTPUT_BYTES),
+    );
     this.#check();
     this.#entries.push(entry);
     this.#notify();
@@ -213,7 +221,8 @@ export class ZipStream {
       close: () => {
         this.#check();
         this.#flush(entry);
-        entry.writer.close().catch((error) => this.#fail(error));
+        entry.closed = true;
+        entry.deflater.close().catch((error) => this.#fail(error));
       },
     };
   }
@@ -310,48 +319,57 @@ export class ZipStream {
       if (entry.handedOver.length < REUSED_PER_ENTRY) {
         entry.handedOver.push(buffer);
       }
-      entry.writer.write(buffer.subarray(0, filled)).then(
+      entry.deflater.write(buffer.subarray(0, filled)).then(
         release,
         (error) => this.#fail(error),
       );
     }
   }
 
-  /** Sends the next piece of the archive. */
+  /**
+   * Sends the next piece of the archive: what comes next, gathered up to
+   * {@linkcode SEND_BYTES} (a header, the deflater's pieces, a descriptor),
+   * so that each chunk the reader takes is worth its cost. Gathering waits
+   * only on entries already closed, never on text still to be written.
+   */
   async #pull(
     controller: ReadableStreamDefaultController<Uint8Array>,
   ): Promise<void> {
     for (;;) {
       this.#check();
+      if (this.#gatheredBytes >= SEND_BYTES) return this.#send(controller);
       const head = this.#entries[0];
       if (head === undefined) {
         if (!this.#closed) {
+          if (this.#gatheredBytes > 0) return this.#send(controller);
           await this.#change();
           continue;
         }
-        controller.enqueue(
-          centralDirectory(this.#written, this.#offset, this.#time),
-        );
+        this.#gather(centralDirectory(this.#written, this.#offset, this.#time));
+        this.#send(controller);
         controller.close();
         return;
       }
+      // What an open entry deflates next may wait on text its writer has
+      // yet to write: what is gathered goes first.
+      if (!head.closed && this.#gatheredBytes > 0) {
+        return this.#send(controller);
+      }
       if (head.offset === undefined) {
         head.offset = this.#offset;
-        this.#send(controller, localHeader(head.name, this.#time));
-        return;
+        this.#gather(localHeader(head.name, this.#time));
+        continue;
       }
-      const { done, value } = await head.reader.read();
+      const value = await head.deflater.read();
       this.#check();
-      if (!done) {
-        this.#send(controller, value);
-        return;
+      if (value !== undefined) {
+        head.compressedSize += value.length;
+        this.#gather(value);
+        continue;
       }
-      const { crc32, compressedSize } = await head.trailer;
-      this.#check();
-      this.#send(
-        controller,
-        dataDescriptor({ crc32, compressedSize, size: head.size }),
-      );
+      const crc32 = head.deflater.crc32();
+      const { compressedSize } = head;
+      this.#gather(dataDescriptor({ crc32, compressedSize, size: head.size }));
       this.#written.push({
         name: head.name,
         crc32,
@@ -364,16 +382,32 @@ export class ZipStream {
       this.#free.push(...head.handedOver);
       this.#readAhead -= this.#entries[0]?.size ?? 0;
       this.#notify();
-      return;
     }
   }
 
-  #send(
-    controller: ReadableStreamDefaultController<Uint8Array>,
-    bytes: Uint8Array,
-  ): void {
+  /** Adds the archive's next bytes to what the next chunk sends. */
+  #gather(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
     this.#offset += bytes.length;
-    controller.enqueue(bytes);
+    this.#gathered.push(bytes);
+    this.#gatheredBytes += bytes.length;
+  }
+
+  /** Sends what is gathered as one chunk. */
+  #send(controller: ReadableStreamDefaultController<Uint8Array>): void {
+    const pieces = this.#gathered;
+    let chunk = pieces[0]!;
+    if (pieces.length > 1) {
+      chunk = new Uint8Array(this.#gatheredBytes);
+      let at = 0;
+      for (const piece of pieces) {
+        chunk.set(piece, at);
+        at += piece.length;
+      }
+    }
+    pieces.length = 0;
+    this.#gatheredBytes = 0;
+    controller.enqueue(chunk);
   }
 
   /** Throws the failure, if any: everything stops at the first one. */
@@ -385,7 +419,7 @@ export class ZipStream {
     if (this.#failure !== undefined) return;
     this.#failure = { reason };
     if (!this.#cancelled) this.#errorReadable(reason);
-    for (const entry of this.#entries) entry.discard(reason);
+    for (const entry of this.#entries) entry.deflater.abort(reason);
     this.#notify();
   }
 
