@@ -18,7 +18,8 @@
  * - Bun: `bun server/main.ts` against Bun serving a constant (its default
  *   export, served by `Bun.serve`);
  * - the mock executable (`npm run build:mock`) against the constant served
- *   by `Bun.serve` compiled the same way (`bun build --compile`).
+ *   by `Bun.serve` compiled the same way (`bun build --compile --minify
+ *   --bytecode --format=esm`).
  *
  * The bare servers are one JavaScript file (no TypeScript to strip).
  * Caches: `cold` runs each start with empty compile caches (`TMPDIR`, where
@@ -231,6 +232,8 @@ if (groups.includes("exe")) {
     "build",
     "--compile",
     "--minify",
+    "--bytecode",
+    "--format=esm",
     bareFile,
     "--outfile",
     bareExe,
