@@ -3,8 +3,8 @@
  * loop go out in one write, whole and in the order they were logged, instead
  * of one console call (and one system call) per line. Neither the writer nor
  * {@link stdoutIsTerminal} touches `process.stdout` before the first line:
- * on Bun, that stream loads Node's stream modules, as much CPU as the rest
- * of a start.
+ * on Bun, that stream loads Node's stream modules, a quarter of a start's
+ * CPU; on Deno, 4 ms of CPU.
  *
  * @module
  */
@@ -34,10 +34,15 @@ interface BunProcess {
   binding(name: "tty_wrap"): { isTTY?: (fd: number) => boolean };
 }
 
+/** The part of Deno's global this module reads. */
+interface DenoStdout {
+  Deno?: { stdout?: { isTerminal?: () => boolean } };
+}
+
 /**
  * Whether stdout is a terminal, read without creating `process.stdout`: on
- * Bun from its `tty_wrap` binding (what its own `isTTY` reads), elsewhere
- * from `process.stdout`, which Node and Deno create cheaply.
+ * Bun from its `tty_wrap` binding (what its own `isTTY` reads), on Deno from
+ * `Deno.stdout`, on Node from `process.stdout`, which Node creates cheaply.
  *
  * @returns `true` on a terminal.
  *
@@ -51,6 +56,10 @@ interface BunProcess {
  * ```
  */
 export function stdoutIsTerminal(): boolean {
+  const { Deno } = globalThis as DenoStdout;
+  if (typeof Deno?.stdout?.isTerminal === "function") {
+    return Deno.stdout.isTerminal();
+  }
   if ("Bun" in globalThis) {
     try {
       const { binding } = process as unknown as BunProcess;
