@@ -15,8 +15,10 @@
  *   Node's `Request` and `Response`, undici);
  * - Deno: `deno serve --allow-net --allow-env --allow-read server/mod.ts`
  *   against `deno serve` of a constant;
- * - Bun: `bun server/main.ts` against Bun serving a constant (its default
- *   export, served by `Bun.serve`);
+ * - Bun: `bun server/main.ts`, and the built bin's `serve` and `mock` under
+ *   Bun (`bun dist/server/cli.js`, as `bunx --bun callflow-api` runs it),
+ *   against Bun serving a constant (its default export, served by
+ *   `Bun.serve`);
  * - the mock executable (`npm run build:mock`) against the constant served
  *   by `Bun.serve` compiled the same way (`bun build --compile --minify
  *   --bytecode --format=esm`).
@@ -172,6 +174,20 @@ function checkoutLaunchers(dir: string, suffix: string): Launcher[] {
       bare: "Bun.serve",
       group: "bun",
       command: () => [b("bun"), "server/main.ts"],
+      cwd: dir,
+    },
+    {
+      name: `bun callflow-api serve (dist)${suffix}`,
+      bare: "Bun.serve",
+      group: "bun",
+      command: (port) => [b("bun"), cli, "serve", ...portArgs(port)],
+      cwd: dir,
+    },
+    {
+      name: `bun callflow-api mock (dist)${suffix}`,
+      bare: "Bun.serve",
+      group: "bun",
+      command: (port) => [b("bun"), cli, "mock", ...portArgs(port)],
       cwd: dir,
     },
     {
