@@ -15,10 +15,13 @@
  *   Node's `Request` and `Response`, undici);
  * - Deno: `deno serve --allow-net --allow-env --allow-read server/mod.ts`
  *   against `deno serve` of a constant;
- * - Bun: `bun server/main.ts` against Bun serving a constant (its default
- *   export, served by `Bun.serve`);
+ * - Bun: `bun server/main.ts`, and the built bin's `serve` and `mock` under
+ *   Bun (`bun dist/server/cli.js`, as `bunx --bun callflow-api` runs it),
+ *   against Bun serving a constant (its default export, served by
+ *   `Bun.serve`);
  * - the mock executable (`npm run build:mock`) against the constant served
- *   by `Bun.serve` compiled the same way (`bun build --compile`).
+ *   by `Bun.serve` compiled the same way (`bun build --compile --minify
+ *   --bytecode --format=esm`).
  *
  * The bare servers are one JavaScript file (no TypeScript to strip).
  * Caches: `cold` runs each start with empty compile caches (`TMPDIR`, where
@@ -174,6 +177,20 @@ function checkoutLaunchers(dir: string, suffix: string): Launcher[] {
       cwd: dir,
     },
     {
+      name: `bun callflow-api serve (dist)${suffix}`,
+      bare: "Bun.serve",
+      group: "bun",
+      command: (port) => [b("bun"), cli, "serve", ...portArgs(port)],
+      cwd: dir,
+    },
+    {
+      name: `bun callflow-api mock (dist)${suffix}`,
+      bare: "Bun.serve",
+      group: "bun",
+      command: (port) => [b("bun"), cli, "mock", ...portArgs(port)],
+      cwd: dir,
+    },
+    {
       name: `mock executable${suffix}`,
       bare: "Bun.serve --compile",
       group: "exe",
@@ -231,6 +248,8 @@ if (groups.includes("exe")) {
     "build",
     "--compile",
     "--minify",
+    "--bytecode",
+    "--format=esm",
     bareFile,
     "--outfile",
     bareExe,

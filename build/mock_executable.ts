@@ -6,6 +6,9 @@
  * not installed are left out (external): the executable then runs without
  * them, and says which one is missing only if telemetry is asked for.
  * @hono/node-server, Node's adapter, is left out too: Bun never runs it.
+ * `--bytecode` embeds JavaScriptCore's bytecode beside the source, so a start
+ * does not parse the bundle: it halves the executable's start CPU, for 3 MB
+ * (`--format=esm`: without it, Bun's bytecode bundle is CommonJS).
  *
  * @module
  */
@@ -29,6 +32,8 @@ execFileSync(
     "build",
     "--compile",
     "--minify",
+    "--bytecode",
+    "--format=esm",
     join(root, "server", "mock_executable.ts"),
     "--outfile",
     outfile,

@@ -24,9 +24,10 @@ import { enableCompileCache } from "./runtimes/compile_cache.ts";
 enableCompileCache();
 const { runServer } = await import("./run_server.ts");
 const { readServerSettings } = await import("./settings.ts");
+const { stdoutIsTerminal } = await import("./observability/log_lines.ts");
 
 try {
-  const settings = readServerSettings(process.env, process.stdout.isTTY);
+  const settings = readServerSettings(process.env, stdoutIsTerminal());
   process.exit(await runServer(settings));
 } catch (error) {
   console.error(error instanceof Error ? error.message : error);

@@ -38,6 +38,7 @@ import type { BunServer } from "./runtimes/bun.ts";
 import { serveApp } from "./run_server.ts";
 import { openServerApp } from "./app.ts";
 import { readServerSettings } from "./settings.ts";
+import { stdoutIsTerminal } from "./observability/log_lines.ts";
 import { runtimeName } from "./runtimes/mod.ts";
 import {
   shutDownOnStopSignal,
@@ -62,7 +63,7 @@ export interface ServerEntry {
   onListen(address: { hostname: string; port: number }): void;
 }
 
-const settings = readServerSettings(process.env, process.stdout.isTTY);
+const settings = readServerSettings(process.env, stdoutIsTerminal());
 const app = await openServerApp(settings);
 console.error(`API ready (${runtimeName()}, ${app.description})`);
 

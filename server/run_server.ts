@@ -12,6 +12,7 @@ import { openServerApp, type ServerApp } from "./app.ts";
 import type { ServerSettings } from "./settings.ts";
 import { runtimeName, serve } from "./runtimes/mod.ts";
 import { shutDownOnStopSignal } from "./runtimes/shutdown.ts";
+import { flushCompileCacheSoon } from "./runtimes/compile_cache.ts";
 
 /**
  * Serves until SIGINT or SIGTERM, then shuts down gracefully: `/readyz`
@@ -69,6 +70,7 @@ export async function serveApp(
       );
     });
 
+  flushCompileCacheSoon();
   console.log(
     `API listening on ${server.url} (${runtimeName()}, ${app.description})`,
   );

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -189,6 +189,15 @@ async function withServer(
   }
 }
 
+/** How many files the directory holds, in any folder below it. */
+async function cacheFiles(directory: string): Promise<number> {
+  const entries = await readdir(directory, {
+    recursive: true,
+    withFileTypes: true,
+  });
+  return entries.filter((entry) => entry.isFile()).length;
+}
+
 /** The environment of a test server: any free port, memory store. */
 function serverEnv(
   extra: Record<string, string | undefined> = {},
@@ -359,6 +368,38 @@ describe("the API server (server/main.ts)", () => {
       await new Promise((resolve) => blocker.close(resolve));
     }
   });
+
+  it(
+    "writes Node's compile cache while it runs, so a killed server leaves one",
+    {
+      skip: ("Deno" in globalThis || "Bun" in globalThis) &&
+        "Node's compile cache only",
+    },
+    async () => {
+      const cache = await mkdtemp(join(tmpdir(), "server-cli-cache-"));
+      try {
+        // NODE_COMPILE_CACHE: on before the first file, read by Node itself.
+        await withServer(
+          serverEnv({ NODE_COMPILE_CACHE: cache }),
+          async (server) => {
+            const url = await server.listening();
+            // Node alone writes it at exit: here it must appear while it runs.
+            const deadline = Date.now() + PATIENCE_MS;
+            while ((await cacheFiles(cache)) === 0) {
+              assert.ok(
+                Date.now() < deadline,
+                `no cache written\n${server.output}`,
+              );
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+            assert.equal((await fetch(new URL("/healthz", url))).status, 200);
+          },
+        );
+      } finally {
+        await rm(cache, { recursive: true, force: true });
+      }
+    },
+  );
 
   for (const port of ["", "abc", "70000", "80.5", " 80", "80 ", "+80", "8e3"]) {
     it(`refuses PORT=${JSON.stringify(port)} with a message naming PORT`, async () => {

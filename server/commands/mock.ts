@@ -37,6 +37,7 @@ import { parsePort, parsePositiveInteger } from "../settings.ts";
 import { loadStartFixtures, startFixtures } from "../app.ts";
 import { referencePage } from "../files/reference_page.ts";
 import { onStopSignal } from "../runtimes/shutdown.ts";
+import { flushCompileCacheSoon } from "../runtimes/compile_cache.ts";
 
 /** The command's help text. */
 export const MOCK_USAGE = `Usage: callflow-api mock [options]
@@ -192,6 +193,7 @@ async function serveMock(settings: Settings): Promise<number> {
     return 1;
   }
 
+  flushCompileCacheSoon();
   const source = startFixtures(fixturesPath, "memory").description;
   const tokens = mock.fixtures.tokens.length > 0
     ? announceTokens(mock.fixtures)

@@ -13,6 +13,7 @@ import process from "node:process";
 import { type Command, optionValue } from "./command_line.ts";
 import { runServer } from "../run_server.ts";
 import { parsePort, readServerSettings } from "../settings.ts";
+import { stdoutIsTerminal } from "../observability/log_lines.ts";
 
 /** The command's help text. */
 export const SERVE_USAGE = `Usage: callflow-api serve [options]
@@ -57,7 +58,7 @@ export const serveCommand: Command = {
       parsePort(values.port as string | undefined, "--port")
     );
     try {
-      const settings = readServerSettings(process.env, process.stdout.isTTY);
+      const settings = readServerSettings(process.env, stdoutIsTerminal());
       return await runServer({
         ...settings,
         ...(port !== undefined && { port }),

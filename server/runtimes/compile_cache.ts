@@ -6,7 +6,9 @@
  * stripped TypeScript since Node 23.10 and 22.15). The cache is Node's
  * default, `<os.tmpdir()>/node-compile-cache`, or `NODE_COMPILE_CACHE`
  * when set; `NODE_DISABLE_COMPILE_CACHE=1` turns it off. Deno and Bun keep
- * their own caches: there this does nothing.
+ * their own caches: there this does nothing. Node writes the cache when the
+ * process exits; the servers also write it a second after they listen
+ * ({@link flushCompileCacheSoon}), so that one killed later leaves it too.
  *
  * @module
  */
@@ -36,4 +38,39 @@ export function enableCompileCache(): string | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Writes Node's compile cache a moment from now, once the start's modules
+ * are compiled. Node writes it only when the process exits, so a server
+ * killed (SIGKILL, a crash, a stop that timed out) would leave no cache and
+ * its next start would strip and compile everything again. The timer does
+ * not keep the process alive; a failed write is only a slower next start.
+ *
+ * @param delayMs When to write. Default 1000 ms: after a start's first
+ * answer, not within it.
+ * @returns Whether a write was scheduled: on Node with the cache on.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { enableCompileCache, flushCompileCacheSoon } from "./compile_cache.ts";
+ *
+ * // Scheduled exactly when the cache is on: on Node, never on Deno or Bun.
+ * const directory = enableCompileCache();
+ * assert.equal(flushCompileCacheSoon(0), directory !== undefined);
+ * ```
+ */
+export function flushCompileCacheSoon(delayMs = 1000): boolean {
+  if ("Deno" in globalThis || "Bun" in globalThis) return false;
+  if (module.getCompileCacheDir?.() === undefined) return false;
+  const timer = setTimeout(() => {
+    try {
+      module.flushCompileCache?.();
+    } catch {
+      // Not written: the next start compiles again.
+    }
+  }, delayMs);
+  timer.unref?.();
+  return true;
 }
