@@ -17,6 +17,7 @@ import type {
   Trigger,
 } from "../src/store/mod.ts";
 import { admit } from "./admission.ts";
+import { BatchedLookups } from "./batched_lookups.ts";
 import { PostgresTimeoutError, withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { GrantCache } from "./grant_cache.ts";
@@ -129,6 +130,10 @@ export class PostgresStore implements Store {
   readonly #readRetry: RetryOptions;
   readonly #writeRetry: RetryOptions;
   readonly #grants: GrantCache;
+  /** The workflow lookups of one turn of the event loop, one statement. */
+  readonly #flows = new BatchedLookups<FlowKey, FlowRow>((keys) =>
+    this.#findFlows(keys)
+  );
 
   /**
    * Creates a store on a pool; the constructor sends no query.
@@ -346,16 +351,57 @@ export class PostgresStore implements Store {
     return deleted.count === 1;
   }
 
-  /** A workflow of the project, or `undefined`. */
+  /**
+   * A workflow of the project, or `undefined`. The lookups asked in the same
+   * turn of the event loop (the trigger tests of the requests that arrived
+   * together) go out as one statement (see `BatchedLookups`), each request's
+   * trace showing it; an id that is not a UUID is looked up alone, so that
+   * its error is its own.
+   */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
-    const [row] = await this.#read(
-      { operation: "SELECT", table: "flows" },
-      (sql) =>
-        sql<{ name: string; trigger: Trigger }[]>`
-        SELECT name, trigger FROM flows
-        WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
-    );
+    const key = { projectId, flowId, parent: context.active() };
+    const row = UUID.test(projectId) && UUID.test(flowId)
+      ? await this.#flows.get(key)
+      : (await this.#findFlows([key]))[0];
     return row && { flowId, projectId, name: row.name, trigger: row.trigger };
+  }
+
+  /**
+   * The workflows of `keys`, in their order: one key by its primary key, as
+   * a request alone sends it; more in one statement, joined to their places.
+   */
+  async #findFlows(
+    keys: readonly FlowKey[],
+  ): Promise<(FlowRow | undefined)[]> {
+    const name = { operation: "SELECT", table: "flows" };
+    if (keys.length === 1) {
+      const { projectId, flowId, parent } = keys[0]!;
+      const [row] = await this.#read(
+        name,
+        (sql) =>
+          sql<FlowRow[]>`
+          SELECT name, trigger FROM flows
+          WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
+        parent,
+      );
+      return [row];
+    }
+    const rows = await this.#read(
+      name,
+      (sql) =>
+        sql<(FlowRow & { ordinal: number })[]>`
+        SELECT k.ordinal::int AS ordinal, f.name, f.trigger
+        FROM unnest(
+          ${keys.map((key) => key.projectId)}::uuid[],
+          ${keys.map((key) => key.flowId)}::uuid[]
+        ) WITH ORDINALITY AS k(project_id, flow_id, ordinal)
+        JOIN flows f
+          ON f.flow_id = k.flow_id AND f.project_id = k.project_id`,
+      keys.map((key) => key.parent),
+    );
+    const found = new Array<FlowRow | undefined>(keys.length).fill(undefined);
+    for (const row of rows) found[row.ordinal - 1] = row;
+    return found;
   }
 
   /** The project's most recent calls, newest first, then by call id. */
@@ -405,7 +451,7 @@ export class PostgresStore implements Store {
   #read<T extends readonly MaybeRow[]>(
     name: QueryName,
     query: (sql: Sql) => PendingQuery<T>,
-    parent: Context = context.active(),
+    parent: Context | readonly Context[] = context.active(),
   ): Promise<RowList<T>> {
     return retryLostConnection(
       () => this.#reads.read((sql) => this.#ask(name, query, parent, sql)),
@@ -438,17 +484,18 @@ export class PostgresStore implements Store {
    * connection free for it (see `admit`), failing when Postgres has not
    * answered by the deadline, the wait included; the rows are checked against
    * the server's count (see `denseRows`). It is counted and traced as `name`
-   * (see `QueryTelemetry`) on `sql`, under `parent`. The primary's queries
-   * wait their turn on the pool current when they are asked, and are built
-   * on the one current when admitted: a query that waited across a renewal
-   * goes to the fresh pool, not to the one ending. At its deadline a query
-   * gives up its place: one still waiting is dropped when its turn comes,
-   * one sent that never settles no longer holds up the queries behind.
+   * (see `QueryTelemetry`) on `sql`, under `parent` (under each request it
+   * serves, for a batch). The primary's queries wait their turn on the pool
+   * current when they are asked, and are built on the one current when
+   * admitted: a query that waited across a renewal goes to the fresh pool,
+   * not to the one ending. At its deadline a query gives up its place: one
+   * still waiting is dropped when its turn comes, one sent that never
+   * settles no longer holds up the queries behind.
    */
   #ask<T extends readonly MaybeRow[]>(
     name: QueryName,
     query: (sql: Sql) => PendingQuery<T>,
-    parent: Context = context.active(),
+    parent: Context | readonly Context[] = context.active(),
     sql: Sql = this.#sql,
   ): Promise<RowList<T>> {
     const telemetry = this.#telemetry.get(sql)!;
@@ -471,6 +518,26 @@ export class PostgresStore implements Store {
       .then(denseRows);
   }
 }
+
+/** A workflow lookup: its project and id, and the context of its request. */
+interface FlowKey {
+  projectId: string;
+  flowId: string;
+  parent: Context;
+}
+
+/** What a workflow lookup reads of the row. */
+interface FlowRow {
+  name: string;
+  trigger: Trigger;
+}
+
+/**
+ * A UUID as Postgres's `uuid` reads it, hyphenated (the form the handler
+ * passes): only such ids share a batch, which one that Postgres refuses
+ * would fail whole.
+ */
+const UUID = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
 /**
  * What joins a call's messages in an export batch's row: ASCII's record

@@ -13,10 +13,39 @@ const { project: P, token: TOKEN, call, callIds, ...data } = manyCalls({
   messages: 3,
 });
 const integration = (n: number) => `9e000000-0000-4000-8000-0000000100${n}0`;
+const flow = (n: number) => `9e000000-0000-4000-8000-0000000300${n}0`;
+const OTHER = "9e000000-0000-4000-8000-0000000400a0";
 
-/** 500 calls of 3 messages, and ten HTTP integrations with a tool each. */
+/**
+ * 500 calls of 3 messages, ten HTTP integrations with a tool each, and
+ * three workflows: two in the project, one in another.
+ */
 const fixtures: FixturesInput = {
   ...data.fixtures,
+  projects: [
+    ...data.fixtures.projects!,
+    { project_id: OTHER, name: "Other" },
+  ],
+  flows: [
+    {
+      flow_id: flow(1),
+      project_id: P,
+      name: "Hook",
+      trigger: { type: "webhook", sample_payload: { n: 1 } },
+    },
+    {
+      flow_id: flow(2),
+      project_id: P,
+      name: "Calls",
+      trigger: { type: "call_ended" },
+    },
+    {
+      flow_id: flow(3),
+      project_id: OTHER,
+      name: "Theirs",
+      trigger: { type: "webhook", sample_payload: { n: 3 } },
+    },
+  ],
   integrations: Array.from({ length: 10 }, (_, i) => ({
     integration_id: integration(i),
     project_id: P,
@@ -116,6 +145,67 @@ describe("Postgres store: queries per operation", () => {
         }),
         1,
       );
+    } finally {
+      await close();
+    }
+  });
+
+  it("looks up the workflows asked in one turn in one statement", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      const asked: [string, string][] = [
+        [P, flow(1)],
+        [P, flow(2)],
+        [P, flow(3)], // another project's
+        [P, flow(9)], // none
+        [P, flow(1)], // again
+        [OTHER, flow(3)],
+        [OTHER, flow(1)],
+      ];
+      const alone = [];
+      for (const [project, id] of asked) {
+        alone.push(await store.findFlow(project, id));
+      }
+      let together: unknown[] = [];
+      assert.equal(
+        await statements(async () => {
+          together = await Promise.all(
+            asked.map(([project, id]) => store.findFlow(project, id)),
+          );
+        }),
+        1,
+      );
+      assert.deepEqual(together, alone);
+      assert.deepEqual(
+        together.map((found) => (found as { name?: string })?.name),
+        ["Hook", "Calls", undefined, undefined, "Hook", "Theirs", undefined],
+      );
+      // Each caller gets a flow of its own.
+      assert.notEqual(together[0], together[4]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("fails only the workflow lookup whose id Postgres refuses", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      let results: PromiseSettledResult<unknown>[] = [];
+      assert.equal(
+        await statements(async () => {
+          results = await Promise.allSettled([
+            store.findFlow(P, flow(1)),
+            store.findFlow(P, "not-a-uuid"),
+            store.findFlow(P, flow(2)),
+          ]);
+        }),
+        2,
+      );
+      assert.deepEqual(results.map((result) => result.status), [
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+      ]);
     } finally {
       await close();
     }
