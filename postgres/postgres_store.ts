@@ -131,8 +131,12 @@ export class PostgresStore implements Store {
   readonly #writeRetry: RetryOptions;
   readonly #grants: GrantCache;
   /** The workflow lookups of one turn of the event loop, one statement. */
-  readonly #flows = new BatchedLookups<FlowKey, FlowRow>((keys) =>
+  readonly #flows = new BatchedLookups<Lookup, FlowRow>((keys) =>
     this.#findFlows(keys)
+  );
+  /** The message lists asked in one turn of the event loop, one statement. */
+  readonly #messages = new BatchedLookups<Lookup, string[]>((keys) =>
+    this.#messagesOf(keys)
   );
 
   /**
@@ -230,22 +234,66 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** A call's messages as JSON texts in one query, or `undefined`. */
-  async callMessages(
+  /**
+   * A call's messages as JSON texts in one query, or `undefined`; the lists
+   * asked in the same turn of the event loop share it (see `#lookUp`).
+   */
+  callMessages(
     projectId: string,
     callId: string,
   ): Promise<string[] | undefined> {
-    const rows = await this.#read({
-      operation: "SELECT",
-      table: "call_messages",
-    }, (sql) =>
-      sql<{ body: string | null }[]>`
-        SELECT m.body::text AS body
-        FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
-        WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-        ORDER BY m.position`);
-    if (rows.length === 0) return undefined;
-    return rows.flatMap((row) => row.body === null ? [] : [row.body]);
+    return this.#lookUp(
+      this.#messages,
+      (keys) => this.#messagesOf(keys),
+      projectId,
+      callId,
+    );
+  }
+
+  /**
+   * The message lists of `keys`, in their order: one call's as a request
+   * alone sends it; more in one statement, each row tagged with its place.
+   */
+  async #messagesOf(
+    keys: readonly Lookup[],
+  ): Promise<(string[] | undefined)[]> {
+    const name = { operation: "SELECT", table: "call_messages" };
+    if (keys.length === 1) {
+      const { projectId, id, parent } = keys[0]!;
+      const rows = await this.#read(
+        name,
+        (sql) =>
+          sql<{ body: string | null }[]>`
+          SELECT m.body::text AS body
+          FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
+          WHERE c.project_id = ${projectId} AND c.call_id = ${id}
+          ORDER BY m.position`,
+        parent,
+      );
+      if (rows.length === 0) return [undefined];
+      return [rows.flatMap((row) => row.body === null ? [] : [row.body])];
+    }
+    const rows = await this.#read(
+      name,
+      (sql) =>
+        sql<{ ordinal: number; body: string | null }[]>`
+        SELECT k.ordinal::int AS ordinal, m.body::text AS body
+        FROM unnest(
+          ${keys.map((key) => key.projectId)}::uuid[],
+          ${keys.map((key) => key.id)}::uuid[]
+        ) WITH ORDINALITY AS k(project_id, call_id, ordinal)
+        JOIN calls c
+          ON c.call_id = k.call_id AND c.project_id = k.project_id
+        LEFT JOIN call_messages m ON m.call_id = c.call_id
+        ORDER BY k.ordinal, m.position`,
+      keys.map((key) => key.parent),
+    );
+    const found = new Array<string[] | undefined>(keys.length).fill(undefined);
+    for (const { ordinal, body } of rows) {
+      const messages = found[ordinal - 1] ??= [];
+      if (body !== null) messages.push(body);
+    }
+    return found;
   }
 
   /**
@@ -352,17 +400,17 @@ export class PostgresStore implements Store {
   }
 
   /**
-   * A workflow of the project, or `undefined`. The lookups asked in the same
+   * A workflow of the project, or `undefined`; the lookups asked in the same
    * turn of the event loop (the trigger tests of the requests that arrived
-   * together) go out as one statement (see `BatchedLookups`), each request's
-   * trace showing it; an id that is not a UUID is looked up alone, so that
-   * its error is its own.
+   * together) share one statement (see `#lookUp`).
    */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
-    const key = { projectId, flowId, parent: context.active() };
-    const row = UUID.test(projectId) && UUID.test(flowId)
-      ? await this.#flows.get(key)
-      : (await this.#findFlows([key]))[0];
+    const row = await this.#lookUp(
+      this.#flows,
+      (keys) => this.#findFlows(keys),
+      projectId,
+      flowId,
+    );
     return row && { flowId, projectId, name: row.name, trigger: row.trigger };
   }
 
@@ -370,18 +418,16 @@ export class PostgresStore implements Store {
    * The workflows of `keys`, in their order: one key by its primary key, as
    * a request alone sends it; more in one statement, joined to their places.
    */
-  async #findFlows(
-    keys: readonly FlowKey[],
-  ): Promise<(FlowRow | undefined)[]> {
+  async #findFlows(keys: readonly Lookup[]): Promise<(FlowRow | undefined)[]> {
     const name = { operation: "SELECT", table: "flows" };
     if (keys.length === 1) {
-      const { projectId, flowId, parent } = keys[0]!;
+      const { projectId, id, parent } = keys[0]!;
       const [row] = await this.#read(
         name,
         (sql) =>
           sql<FlowRow[]>`
           SELECT name, trigger FROM flows
-          WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
+          WHERE project_id = ${projectId} AND flow_id = ${id}`,
         parent,
       );
       return [row];
@@ -393,7 +439,7 @@ export class PostgresStore implements Store {
         SELECT k.ordinal::int AS ordinal, f.name, f.trigger
         FROM unnest(
           ${keys.map((key) => key.projectId)}::uuid[],
-          ${keys.map((key) => key.flowId)}::uuid[]
+          ${keys.map((key) => key.id)}::uuid[]
         ) WITH ORDINALITY AS k(project_id, flow_id, ordinal)
         JOIN flows f
           ON f.flow_id = k.flow_id AND f.project_id = k.project_id`,
@@ -438,6 +484,26 @@ export class PostgresStore implements Store {
       this.#reads.check(1000),
     ]);
     return degraded === undefined ? undefined : { degraded };
+  }
+
+  /**
+   * Looks `id` of `projectId` up with the other lookups of `lookups` asked
+   * in this turn of the event loop, in one statement (see
+   * `BatchedLookups`): a batch fails or succeeds for all its requests, is
+   * retried as any read, and shows in each request's trace. Ids that are
+   * not UUIDs are looked up alone by `lookUp`, so that Postgres refusing one
+   * fails only its request.
+   */
+  #lookUp<V>(
+    lookups: BatchedLookups<Lookup, V>,
+    lookUp: (keys: readonly Lookup[]) => Promise<(V | undefined)[]>,
+    projectId: string,
+    id: string,
+  ): Promise<V | undefined> {
+    const key = { projectId, id, parent: context.active() };
+    return UUID.test(projectId) && UUID.test(id)
+      ? lookups.get(key)
+      : lookUp([key]).then(([value]) => value);
   }
 
   /**
@@ -519,10 +585,10 @@ export class PostgresStore implements Store {
   }
 }
 
-/** A workflow lookup: its project and id, and the context of its request. */
-interface FlowKey {
+/** A lookup by id: the project, the id, and the context of its request. */
+interface Lookup {
   projectId: string;
-  flowId: string;
+  id: string;
   parent: Context;
 }
 
