@@ -1,5 +1,5 @@
 /**
- * What the store adds to postgres.js, per statement, without HTTP:
+ * What the store adds to postgres.js, per lookup, without HTTP:
  * `BENCH_CALLERS` (default 50) concurrent callers looking a workflow up,
  * `BENCH_LOOKUPS` (default 20000) lookups a round, through the bare pool
  * (`connectPostgres` with `watchedSockets`, as `openPostgresStore` opens it)
@@ -9,13 +9,17 @@
  * postgres.js's default `max_pipeline` (100) gets dearer round after round
  * while it stays saturated (its connection queue's `remove` scans a hole for
  * every statement pipelined since, see docs/postgres-js.md). Both pools here
- * are opened by `connectPostgres` (`max_pipeline` 3): saturated, their
- * connections stay full and neither gets dearer; statements beyond the bare
- * pool's capacity wait in postgres.js's own queue (a hole each, in memory),
- * the store's in its admission queue (`admit`).
+ * are opened by `connectPostgres` (`max_pipeline` 3): saturated, the bare
+ * pool's connections stay full and it gets no dearer; its statements beyond
+ * its capacity wait in postgres.js's own queue (a hole each, in memory).
  *
- * `BENCH_CALLERS=10` (no more callers than connections: nothing pipelined,
- * no growth) isolates what the store adds. `BENCH_BASELINE=<another
+ * `findFlow` sends the lookups asked in one turn of the event loop as one
+ * statement (`BatchedLookups`): with several callers the store sends fewer
+ * statements than lookups, as a server under load does, and its statements
+ * beyond the pool's capacity would wait in its admission queue (`admit`).
+ * `BENCH_CALLERS=10`: no more callers than connections, nothing pipelined,
+ * no growth; `BENCH_CALLERS=1`: one lookup at a time, one statement each
+ * way, what the store adds to a statement. `BENCH_BASELINE=<another
  * checkout>` adds that checkout's `PostgresStore` (`before`), on a pool of
  * its own.
  *

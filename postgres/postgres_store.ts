@@ -17,6 +17,7 @@ import type {
   Trigger,
 } from "../src/store/mod.ts";
 import { admit } from "./admission.ts";
+import { BatchedLookups } from "./batched_lookups.ts";
 import { PostgresTimeoutError, withDeadline } from "./deadline.ts";
 import { denseRows } from "./dense_rows.ts";
 import { GrantCache } from "./grant_cache.ts";
@@ -129,6 +130,14 @@ export class PostgresStore implements Store {
   readonly #readRetry: RetryOptions;
   readonly #writeRetry: RetryOptions;
   readonly #grants: GrantCache;
+  /** The workflow lookups of one turn of the event loop, one statement. */
+  readonly #flows = new BatchedLookups<Lookup, FlowRow>((keys) =>
+    this.#findFlows(keys)
+  );
+  /** The message lists asked in one turn of the event loop, one statement. */
+  readonly #messages = new BatchedLookups<Lookup, string[]>((keys) =>
+    this.#messagesOf(keys)
+  );
 
   /**
    * Creates a store on a pool; the constructor sends no query.
@@ -225,22 +234,66 @@ export class PostgresStore implements Store {
     });
   }
 
-  /** A call's messages as JSON texts in one query, or `undefined`. */
-  async callMessages(
+  /**
+   * A call's messages as JSON texts in one query, or `undefined`; the lists
+   * asked in the same turn of the event loop share it (see `#lookUp`).
+   */
+  callMessages(
     projectId: string,
     callId: string,
   ): Promise<string[] | undefined> {
-    const rows = await this.#read({
-      operation: "SELECT",
-      table: "call_messages",
-    }, (sql) =>
-      sql<{ body: string | null }[]>`
-        SELECT m.body::text AS body
-        FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
-        WHERE c.project_id = ${projectId} AND c.call_id = ${callId}
-        ORDER BY m.position`);
-    if (rows.length === 0) return undefined;
-    return rows.flatMap((row) => row.body === null ? [] : [row.body]);
+    return this.#lookUp(
+      this.#messages,
+      (keys) => this.#messagesOf(keys),
+      projectId,
+      callId,
+    );
+  }
+
+  /**
+   * The message lists of `keys`, in their order: one call's as a request
+   * alone sends it; more in one statement, each row tagged with its place.
+   */
+  async #messagesOf(
+    keys: readonly Lookup[],
+  ): Promise<(string[] | undefined)[]> {
+    const name = { operation: "SELECT", table: "call_messages" };
+    if (keys.length === 1) {
+      const { projectId, id, parent } = keys[0]!;
+      const rows = await this.#read(
+        name,
+        (sql) =>
+          sql<{ body: string | null }[]>`
+          SELECT m.body::text AS body
+          FROM calls c LEFT JOIN call_messages m ON m.call_id = c.call_id
+          WHERE c.project_id = ${projectId} AND c.call_id = ${id}
+          ORDER BY m.position`,
+        parent,
+      );
+      if (rows.length === 0) return [undefined];
+      return [rows.flatMap((row) => row.body === null ? [] : [row.body])];
+    }
+    const rows = await this.#read(
+      name,
+      (sql) =>
+        sql<{ ordinal: number; body: string | null }[]>`
+        SELECT k.ordinal::int AS ordinal, m.body::text AS body
+        FROM unnest(
+          ${keys.map((key) => key.projectId)}::uuid[],
+          ${keys.map((key) => key.id)}::uuid[]
+        ) WITH ORDINALITY AS k(project_id, call_id, ordinal)
+        JOIN calls c
+          ON c.call_id = k.call_id AND c.project_id = k.project_id
+        LEFT JOIN call_messages m ON m.call_id = c.call_id
+        ORDER BY k.ordinal, m.position`,
+      keys.map((key) => key.parent),
+    );
+    const found = new Array<string[] | undefined>(keys.length).fill(undefined);
+    for (const { ordinal, body } of rows) {
+      const messages = found[ordinal - 1] ??= [];
+      if (body !== null) messages.push(body);
+    }
+    return found;
   }
 
   /**
@@ -346,16 +399,55 @@ export class PostgresStore implements Store {
     return deleted.count === 1;
   }
 
-  /** A workflow of the project, or `undefined`. */
+  /**
+   * A workflow of the project, or `undefined`; the lookups asked in the same
+   * turn of the event loop (the trigger tests of the requests that arrived
+   * together) share one statement (see `#lookUp`).
+   */
   async findFlow(projectId: string, flowId: string): Promise<Flow | undefined> {
-    const [row] = await this.#read(
-      { operation: "SELECT", table: "flows" },
-      (sql) =>
-        sql<{ name: string; trigger: Trigger }[]>`
-        SELECT name, trigger FROM flows
-        WHERE project_id = ${projectId} AND flow_id = ${flowId}`,
+    const row = await this.#lookUp(
+      this.#flows,
+      (keys) => this.#findFlows(keys),
+      projectId,
+      flowId,
     );
     return row && { flowId, projectId, name: row.name, trigger: row.trigger };
+  }
+
+  /**
+   * The workflows of `keys`, in their order: one key by its primary key, as
+   * a request alone sends it; more in one statement, joined to their places.
+   */
+  async #findFlows(keys: readonly Lookup[]): Promise<(FlowRow | undefined)[]> {
+    const name = { operation: "SELECT", table: "flows" };
+    if (keys.length === 1) {
+      const { projectId, id, parent } = keys[0]!;
+      const [row] = await this.#read(
+        name,
+        (sql) =>
+          sql<FlowRow[]>`
+          SELECT name, trigger FROM flows
+          WHERE project_id = ${projectId} AND flow_id = ${id}`,
+        parent,
+      );
+      return [row];
+    }
+    const rows = await this.#read(
+      name,
+      (sql) =>
+        sql<(FlowRow & { ordinal: number })[]>`
+        SELECT k.ordinal::int AS ordinal, f.name, f.trigger
+        FROM unnest(
+          ${keys.map((key) => key.projectId)}::uuid[],
+          ${keys.map((key) => key.id)}::uuid[]
+        ) WITH ORDINALITY AS k(project_id, flow_id, ordinal)
+        JOIN flows f
+          ON f.flow_id = k.flow_id AND f.project_id = k.project_id`,
+      keys.map((key) => key.parent),
+    );
+    const found = new Array<FlowRow | undefined>(keys.length).fill(undefined);
+    for (const row of rows) found[row.ordinal - 1] = row;
+    return found;
   }
 
   /** The project's most recent calls, newest first, then by call id. */
@@ -395,6 +487,26 @@ export class PostgresStore implements Store {
   }
 
   /**
+   * Looks `id` of `projectId` up with the other lookups of `lookups` asked
+   * in this turn of the event loop, in one statement (see
+   * `BatchedLookups`): a batch fails or succeeds for all its requests, is
+   * retried as any read, and shows in each request's trace. Ids that are
+   * not UUIDs are looked up alone by `lookUp`, so that Postgres refusing one
+   * fails only its request.
+   */
+  #lookUp<V>(
+    lookups: BatchedLookups<Lookup, V>,
+    lookUp: (keys: readonly Lookup[]) => Promise<(V | undefined)[]>,
+    projectId: string,
+    id: string,
+  ): Promise<V | undefined> {
+    const key = { projectId, id, parent: context.active() };
+    return UUID.test(projectId) && UUID.test(id)
+      ? lookups.get(key)
+      : lookUp([key]).then(([value]) => value);
+  }
+
+  /**
    * Runs a read where {@linkcode ReadRouting} sends it, as `#ask` does, sent
    * again on a fresh connection while its connections are lost within
    * `retryWithin` (see `retryLostConnection`). An export's batch is a read
@@ -405,7 +517,7 @@ export class PostgresStore implements Store {
   #read<T extends readonly MaybeRow[]>(
     name: QueryName,
     query: (sql: Sql) => PendingQuery<T>,
-    parent: Context = context.active(),
+    parent: Context | readonly Context[] = context.active(),
   ): Promise<RowList<T>> {
     return retryLostConnection(
       () => this.#reads.read((sql) => this.#ask(name, query, parent, sql)),
@@ -438,17 +550,18 @@ export class PostgresStore implements Store {
    * connection free for it (see `admit`), failing when Postgres has not
    * answered by the deadline, the wait included; the rows are checked against
    * the server's count (see `denseRows`). It is counted and traced as `name`
-   * (see `QueryTelemetry`) on `sql`, under `parent`. The primary's queries
-   * wait their turn on the pool current when they are asked, and are built
-   * on the one current when admitted: a query that waited across a renewal
-   * goes to the fresh pool, not to the one ending. At its deadline a query
-   * gives up its place: one still waiting is dropped when its turn comes,
-   * one sent that never settles no longer holds up the queries behind.
+   * (see `QueryTelemetry`) on `sql`, under `parent` (under each request it
+   * serves, for a batch). The primary's queries wait their turn on the pool
+   * current when they are asked, and are built on the one current when
+   * admitted: a query that waited across a renewal goes to the fresh pool,
+   * not to the one ending. At its deadline a query gives up its place: one
+   * still waiting is dropped when its turn comes, one sent that never
+   * settles no longer holds up the queries behind.
    */
   #ask<T extends readonly MaybeRow[]>(
     name: QueryName,
     query: (sql: Sql) => PendingQuery<T>,
-    parent: Context = context.active(),
+    parent: Context | readonly Context[] = context.active(),
     sql: Sql = this.#sql,
   ): Promise<RowList<T>> {
     const telemetry = this.#telemetry.get(sql)!;
@@ -471,6 +584,26 @@ export class PostgresStore implements Store {
       .then(denseRows);
   }
 }
+
+/** A lookup by id: the project, the id, and the context of its request. */
+interface Lookup {
+  projectId: string;
+  id: string;
+  parent: Context;
+}
+
+/** What a workflow lookup reads of the row. */
+interface FlowRow {
+  name: string;
+  trigger: Trigger;
+}
+
+/**
+ * A UUID as Postgres's `uuid` reads it, hyphenated (the form the handler
+ * passes): only such ids share a batch, which one that Postgres refuses
+ * would fail whole.
+ */
+const UUID = /^[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
 /**
  * What joins a call's messages in an export batch's row: ASCII's record

@@ -115,25 +115,29 @@ export class QueryTelemetry {
   }
 
   /**
-   * Runs a query, counted in flight until it settles, under a client span
-   * when a request's span is active in `parent` (no orphan spans).
+   * Runs a query, counted in flight until it settles (once, whoever it
+   * serves), under a client span in each of the contexts `parent` gives
+   * where a request's span is active (no orphan spans): a statement that
+   * serves several requests at once shows in the trace of each.
    *
    * @param name The operation and table, for the span.
    * @param query Sends the query.
-   * @param parent The context to nest under. Default: the active one.
+   * @param parent The context to nest under, or the contexts of every
+   *   request the query serves. Default: the active one.
    * @returns What `query` resolves.
    */
   run<T>(
     name: QueryName,
     query: () => Promise<T>,
-    parent: Context = context.active(),
+    parent: Context | readonly Context[] = context.active(),
   ): Promise<T> {
     this.#inFlight += 1;
     let running: Promise<T>;
     try {
-      running = trace.getSpan(parent) === undefined
+      const traced = tracedParents(parent);
+      running = traced === undefined
         ? query()
-        : this.#traced(name, query, parent);
+        : this.#traced(name, query, traced);
     } catch (error) {
       this.#inFlight -= 1;
       return Promise.reject(error);
@@ -153,35 +157,37 @@ export class QueryTelemetry {
   async #traced<T>(
     { operation, table }: QueryName,
     query: () => Promise<T>,
-    parent: Context,
+    parents: readonly Context[],
   ): Promise<T> {
-    const span = this.#tracer.startSpan(
-      table === undefined ? operation : `${operation} ${table}`,
-      {
-        kind: SpanKind.CLIENT,
-        attributes: {
-          "db.system": "postgresql",
-          "db.system.name": "postgresql",
-          "db.namespace": this.#pool.database,
-          "db.operation.name": operation,
-          ...(table === undefined ? {} : { "db.collection.name": table }),
+    const spans = parents.map((parent) =>
+      this.#tracer.startSpan(
+        table === undefined ? operation : `${operation} ${table}`,
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            "db.system": "postgresql",
+            "db.system.name": "postgresql",
+            "db.namespace": this.#pool.database,
+            "db.operation.name": operation,
+            ...(table === undefined ? {} : { "db.collection.name": table }),
+          },
         },
-      },
-      parent,
+        parent,
+      )
     );
     try {
       return await query();
     } catch (error) {
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      span.setAttribute(
-        "error.type",
-        (error as { code?: unknown }).code !== undefined
-          ? String((error as { code: unknown }).code)
-          : (error as Error).name ?? "Error",
-      );
+      const type = (error as { code?: unknown }).code !== undefined
+        ? String((error as { code: unknown }).code)
+        : (error as Error).name ?? "Error";
+      for (const span of spans) {
+        span.setStatus({ code: SpanStatusCode.ERROR });
+        span.setAttribute("error.type", type);
+      }
       throw error;
     } finally {
-      span.end();
+      for (const span of spans) span.end();
     }
   }
 
@@ -203,4 +209,23 @@ export class QueryTelemetry {
       ...(state === undefined ? {} : { "db.client.connection.state": state }),
     };
   }
+}
+
+/**
+ * The contexts of `parent` in which a request's span is active, or
+ * `undefined` when there is none (an untraced query, the common case,
+ * allocates nothing).
+ */
+function tracedParents(
+  parent: Context | readonly Context[],
+): readonly Context[] | undefined {
+  if (!Array.isArray(parent)) {
+    return trace.getSpan(parent as Context) === undefined
+      ? undefined
+      : [parent as Context];
+  }
+  const traced = (parent as readonly Context[]).filter((each) =>
+    trace.getSpan(each) !== undefined
+  );
+  return traced.length === 0 ? undefined : traced;
 }

@@ -13,10 +13,50 @@ const { project: P, token: TOKEN, call, callIds, ...data } = manyCalls({
   messages: 3,
 });
 const integration = (n: number) => `9e000000-0000-4000-8000-0000000100${n}0`;
+const flow = (n: number) => `9e000000-0000-4000-8000-0000000300${n}0`;
+const OTHER = "9e000000-0000-4000-8000-0000000400a0";
+const SILENT_CALL = "9e000000-0000-4000-8000-0000000500a0";
 
-/** 500 calls of 3 messages, and ten HTTP integrations with a tool each. */
+/**
+ * 500 calls of 3 messages, ten HTTP integrations with a tool each, three
+ * workflows (two in the project, one in another) and a call without
+ * messages in the other project.
+ */
 const fixtures: FixturesInput = {
   ...data.fixtures,
+  projects: [
+    ...data.fixtures.projects!,
+    { project_id: OTHER, name: "Other" },
+  ],
+  calls: [
+    ...data.fixtures.calls!,
+    {
+      call_id: SILENT_CALL,
+      project_id: OTHER,
+      created_at: "2026-02-01T00:00:00.000Z",
+      messages: [],
+    },
+  ],
+  flows: [
+    {
+      flow_id: flow(1),
+      project_id: P,
+      name: "Hook",
+      trigger: { type: "webhook", sample_payload: { n: 1 } },
+    },
+    {
+      flow_id: flow(2),
+      project_id: P,
+      name: "Calls",
+      trigger: { type: "call_ended" },
+    },
+    {
+      flow_id: flow(3),
+      project_id: OTHER,
+      name: "Theirs",
+      trigger: { type: "webhook", sample_payload: { n: 3 } },
+    },
+  ],
   integrations: Array.from({ length: 10 }, (_, i) => ({
     integration_id: integration(i),
     project_id: P,
@@ -51,6 +91,23 @@ async function countedStore() {
       return count - before;
     },
   };
+}
+
+/**
+ * Runs each lookup alone, one after the other, then all at once: their
+ * answers each way, and how many statements all at once sent.
+ */
+async function aloneThenTogether<T>(
+  statements: (action: () => Promise<unknown>) => Promise<number>,
+  lookups: (() => Promise<T>)[],
+): Promise<{ alone: T[]; together: T[]; sent: number }> {
+  const alone: T[] = [];
+  for (const lookup of lookups) alone.push(await lookup());
+  let together: T[] = [];
+  const sent = await statements(async () => {
+    together = await Promise.all(lookups.map((lookup) => lookup()));
+  });
+  return { alone, together, sent };
 }
 
 /** Reads a whole export; returns how many calls it held. */
@@ -116,6 +173,90 @@ describe("Postgres store: queries per operation", () => {
         }),
         1,
       );
+    } finally {
+      await close();
+    }
+  });
+
+  it("looks up the workflows asked in one turn in one statement", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      const asked: [string, string][] = [
+        [P, flow(1)],
+        [P, flow(2)],
+        [P, flow(3)], // another project's
+        [P, flow(9)], // none
+        [P, flow(1)], // again
+        [OTHER, flow(3)],
+        [OTHER, flow(1)],
+      ];
+      const { alone, together, sent } = await aloneThenTogether(
+        statements,
+        asked.map(([project, id]) => () => store.findFlow(project, id)),
+      );
+      assert.equal(sent, 1);
+      assert.deepEqual(together, alone);
+      assert.deepEqual(
+        together.map((found) => (found as { name?: string })?.name),
+        ["Hook", "Calls", undefined, undefined, "Hook", "Theirs", undefined],
+      );
+      // Each caller gets a flow of its own.
+      assert.notEqual(together[0], together[4]);
+    } finally {
+      await close();
+    }
+  });
+
+  it("reads the message lists asked in one turn in one statement", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      const asked: [string, string][] = [
+        [P, call(1)],
+        [P, call(2)],
+        [P, SILENT_CALL], // another project's
+        [OTHER, SILENT_CALL], // no messages
+        [P, call(1)], // again
+        [OTHER, call(1)],
+        [P, call(CALLS + 1)], // none
+      ];
+      const { alone, together, sent } = await aloneThenTogether(
+        statements,
+        asked.map(([project, id]) => () => store.callMessages(project, id)),
+      );
+      assert.equal(sent, 1);
+      assert.deepEqual(together, alone);
+      assert.deepEqual(
+        together.map((messages) => messages?.length),
+        [3, 3, undefined, 0, 3, undefined, undefined],
+      );
+      assert.deepEqual(
+        together[1]!.map((text) => JSON.parse(text).index),
+        [0, 1, 2],
+      );
+    } finally {
+      await close();
+    }
+  });
+
+  it("fails only the workflow lookup whose id Postgres refuses", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      let results: PromiseSettledResult<unknown>[] = [];
+      assert.equal(
+        await statements(async () => {
+          results = await Promise.allSettled([
+            store.findFlow(P, flow(1)),
+            store.findFlow(P, "not-a-uuid"),
+            store.findFlow(P, flow(2)),
+          ]);
+        }),
+        2,
+      );
+      assert.deepEqual(results.map((result) => result.status), [
+        "fulfilled",
+        "rejected",
+        "fulfilled",
+      ]);
     } finally {
       await close();
     }

@@ -31,6 +31,7 @@ import {
   TracerProvider,
 } from "@opentelemetry/sdk-trace";
 import { createHandler, MemoryStore, type Store } from "../mod.ts";
+import { QueryTelemetry } from "../postgres/query_telemetry.ts";
 import { readTelemetrySettings } from "../server/settings.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
 import {
@@ -522,6 +523,53 @@ describe("the handler's telemetry, in-process with the SDK", () => {
         point.attributes["http.response.status_code"] === 503 &&
         point.attributes["error.type"] === "503"
       ),
+    );
+  });
+
+  it("nests a statement serving several requests under each of them", async () => {
+    spans.reset();
+    const telemetry = new QueryTelemetry({
+      name: "primary",
+      database: "app",
+      max: 10,
+    });
+    const tracer = trace.getTracer("test");
+    const requests = [tracer.startSpan("one"), tracer.startSpan("two")];
+    const parents = [
+      ...requests.map((span) => trace.setSpan(context.active(), span)),
+      context.active(), // a request without a span of its own
+    ];
+    assert.equal(
+      await telemetry.run(
+        { operation: "SELECT", table: "flows" },
+        () => Promise.resolve("rows"),
+        parents,
+      ),
+      "rows",
+    );
+    assert.deepEqual(telemetry.connections(), { used: 0, waiting: 0 });
+    await assert.rejects(
+      telemetry.run(
+        { operation: "SELECT", table: "flows" },
+        () =>
+          Promise.reject(Object.assign(new Error("gone"), { code: "57P01" })),
+        parents,
+      ),
+      /gone/,
+    );
+    telemetry.close();
+    for (const span of requests) span.end();
+    const queries = spans.getFinishedSpans().filter((span) =>
+      span.name === "SELECT flows"
+    );
+    const ids = requests.map((span) => span.spanContext().spanId).sort();
+    assert.deepEqual(
+      queries.map((query) => query.parentSpanContext?.spanId).sort(),
+      [...ids, ...ids].sort(),
+    );
+    assert.deepEqual(
+      queries.map((query) => query.attributes["error.type"]),
+      [undefined, undefined, "57P01", "57P01"],
     );
   });
 
