@@ -5,7 +5,7 @@
  * @module
  */
 import { HttpError } from "../errors/mod.ts";
-import type { Middleware } from "./pipeline.ts";
+import { type Middleware, passThrough } from "./pipeline.ts";
 import { PRIVATE_HEADERS } from "./hardening_headers.ts";
 import {
   declaresBody,
@@ -56,7 +56,7 @@ export function routeRequests(
   router: Router<Endpoint>,
   bodyTimeoutMs: number,
 ): Middleware {
-  return (context, next) => {
+  return passThrough((context, next) => {
     const { request, pathname } = context;
     let match;
     try {
@@ -85,5 +85,5 @@ export function routeRequests(
     return declaresBody(request)
       ? discardSmallBody(request, bodyTimeoutMs).then(next)
       : next();
-  };
+  });
 }
