@@ -280,7 +280,11 @@ export class Context<Vars extends object = Record<never, never>> {
       return this.json(error.toJSON(), 422);
     }
     this.#errorCode = error.errorCode;
-    return this.json(error, error.status, error.headerRecord());
+    return this.jsonText(
+      error.toJSONText(),
+      error.status,
+      error.headerRecord(),
+    );
   }
 
   /**
