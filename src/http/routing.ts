@@ -6,7 +6,6 @@
  */
 import { HttpError } from "../errors/mod.ts";
 import { type Middleware, passThrough } from "./pipeline.ts";
-import { PRIVATE_HEADERS } from "./hardening_headers.ts";
 import {
   declaresBody,
   discardSmallBody,
@@ -68,16 +67,14 @@ export function routeRequests(
         error instanceof HttpError && error.status === 405 &&
         router.targetsAt(pathname).some((target) => target.authenticated)
       ) {
-        context.headers = { ...PRIVATE_HEADERS, ...context.headers };
+        context.keepPrivate();
       }
       throw error;
     }
     const { target, pattern, params } = match;
     context.route = { pattern, params };
     context.endpoint = target;
-    if (target.authenticated) {
-      context.headers = { ...PRIVATE_HEADERS, ...context.headers };
-    }
+    if (target.authenticated) context.keepPrivate();
     if (target.bodyLimit !== undefined) {
       refuseDeclaredOver(request, target.bodyLimit);
       return next();
