@@ -16,7 +16,7 @@ import { referencePage } from "./files/reference_page.ts";
 import { demoFixtures } from "../src/store/mod.ts";
 import type { Fixtures } from "../src/store/mod.ts";
 import { readFixturesFile, requireLongTokens } from "./files/fixtures_file.ts";
-import { batchedLines } from "./observability/log_lines.ts";
+import { batchedLines, stdoutSink } from "./observability/log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { exportCompression } from "./gzip_pool/mod.ts";
 import { MemoryStore } from "../src/store/mod.ts";
@@ -96,7 +96,7 @@ export async function openServerApp(
     }
   }
   // Lines go out in one stdout write a tick; at `off` nothing is installed.
-  const log = batchedLines();
+  const log = batchedLines(stdoutSink());
   const shutdown = new AbortController();
   const drain = new Drain();
   // Exports deflate off the main thread: node:zlib, or Deno's workers.

@@ -8,7 +8,7 @@ import { FailedAuthLimiter } from "./auth/mod.ts";
 import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "./http/mod.ts";
 import { Context } from "./http/mod.ts";
 import { answerHead } from "./http/mod.ts";
-import { compose, type Middleware } from "./http/mod.ts";
+import { compose, type Middleware, passThrough } from "./http/mod.ts";
 import {
   type ErrorLogger,
   errorRenderer,
@@ -293,14 +293,14 @@ const runOperation: Middleware = (context) => {
 function withResponseHeaders(
   responseHeaders: (request: Request) => Readonly<Record<string, string>>,
 ): Middleware {
-  return (context, next) => {
+  return passThrough((context, next) => {
     context.headers = {
       ...context.headers,
       ...responseHeaders(context.request),
       "x-request-id": context.requestId,
     };
     return next();
-  };
+  });
 }
 
 /** The settings the handler's operations are built with, once. */

@@ -11,6 +11,7 @@ import {
   type Context,
   HttpError,
   type Middleware,
+  passThrough,
 } from "../../src/http/mod.ts";
 
 /** Where the reference page lives. */
@@ -161,12 +162,12 @@ export function referencePage(
   };
   // Not async: a request for anything else passes on without a promise of
   // its own.
-  return (context, next) => {
+  return passThrough((context, next) => {
     // Only a GET or HEAD may be for a file.
     const { method } = context.request;
     if (method !== "GET" && method !== "HEAD") return next();
     const { pathname } = context;
     const file = Object.hasOwn(FILES, pathname) ? FILES[pathname] : undefined;
     return file === undefined ? next() : serveFile(context, file);
-  };
+  });
 }

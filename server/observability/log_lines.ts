@@ -122,3 +122,48 @@ export function batchedLines(sink?: LineSink): LineWriter {
     flush,
   };
 }
+
+/** The part of Bun's `FileSink` {@linkcode stdoutSink} uses. */
+interface BunWriter {
+  write(chunk: string): number;
+  flush(): number | Promise<number>;
+}
+
+/**
+ * The process's stdout as a {@linkcode LineSink}: on Bun its own writer
+ * (`Bun.stdout.writer()`), which writes a batch for a fraction of what
+ * `process.stdout.write` costs there through Bun's Node streams (with the
+ * access log on, the log was 15 % of a request's CPU over HTTP);
+ * elsewhere `process.stdout`.
+ *
+ * @returns The sink.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { stdoutSink } from "./log_lines.ts";
+ *
+ * const written = await new Promise<unknown>((resolve) =>
+ *   stdoutSink().write("", resolve)
+ * );
+ * assert.ok(written === undefined || written === null);
+ * ```
+ */
+export function stdoutSink(): LineSink {
+  const bun = (globalThis as { Bun?: { stdout: { writer(): BunWriter } } })
+    .Bun;
+  if (bun === undefined) return process.stdout;
+  const writer = bun.stdout.writer();
+  return {
+    write(chunk, done) {
+      try {
+        writer.write(chunk);
+        const flushed = writer.flush();
+        if (typeof flushed === "number") done();
+        else flushed.then(() => done(), done);
+      } catch (error) {
+        done(error as Error);
+      }
+    },
+  };
+}

@@ -89,26 +89,21 @@ export function serveBun(
  * const context = new Context(new Request("http://x/"));
  * const zip = new WatchedBody(new ReadableStream({ pull: (c) => c.close() }), 1000);
  * let over = false;
- * bunResponseEnd(
- *   context,
- *   Promise.resolve(context.stream(zip, { "content-type": "application/zip" })),
- *   () => over = true,
- * );
+ * const answered = bunResponseEnd(context, () => over = true)!;
+ * answered(context.stream(zip, { "content-type": "application/zip" }));
  * await new Promise((resolve) => setTimeout(resolve));
  * assert.equal(over, false); // its body not read yet
  * await context.watchedBody!.readable.getReader().read();
  * assert.equal(over, true);
  * ```
  */
-export const bunResponseEnd: ResponseEnd = (context, answered, done) => {
-  answered.then(() => {
-    const body = context.watchedBody;
-    if (body === undefined) return done();
-    keepIdleTimeoutOff(context, body);
-    body.onEnd(done);
-    // A client gone before Bun pulled a byte: the body may never end.
-    context.request.signal.addEventListener("abort", done, { once: true });
-  }, done);
+export const bunResponseEnd: ResponseEnd = (context, done) => () => {
+  const body = context.watchedBody;
+  if (body === undefined) return done();
+  keepIdleTimeoutOff(context, body);
+  body.onEnd(done);
+  // A client gone before Bun pulled a byte: the body may never end.
+  context.request.signal.addEventListener("abort", done, { once: true });
 };
 
 /**

@@ -122,13 +122,16 @@ export class Drain {
 /**
  * How a runtime tells that a response is over: calls `done` once the
  * response to `context`'s request is sent or dropped. Called as the request
- * arrives, before it is answered; `answered` settles with the answer.
+ * arrives, before it is answered (so that an event of the connection is
+ * not missed); returns what the draining step calls with the answer when
+ * the runtime learns the end from the answer (Bun), or nothing when it
+ * learns it otherwise (Node's `close`, Deno's `info.completed`): the
+ * draining step waits for the answer once, for both.
  */
 export type ResponseEnd = (
   context: Context,
-  answered: Promise<Response>,
   done: () => void,
-) => void;
+) => ((answer: Response) => void) | undefined;
 
 /**
  * The pipeline step that counts a server's requests in `drain` until their
@@ -149,9 +152,7 @@ export type ResponseEnd = (
  * const drain = new Drain();
  * drain.begin();
  * // Over once answered; a runtime tells when its bytes are sent.
- * const answered: ResponseEnd = (_context, response, done) => {
- *   response.then(done, done);
- * };
+ * const answered: ResponseEnd = (_context, done) => done;
  * const answer: Middleware = (context) => Promise.resolve(context.empty(204));
  * const run = compose(
  *   [drainingStep(drain, answered), answer],
@@ -169,8 +170,14 @@ export function drainingStep(
 ): Middleware {
   return (context, next) => {
     const done = drain.arrive(context.request);
-    const answered = next().then((response) => drain.respond(response));
-    responseEnd(context, answered, done);
-    return answered;
+    const answered = responseEnd(context, done);
+    return next().then((response) => {
+      const answer = drain.respond(response);
+      answered?.(answer);
+      return answer;
+    }, (error: unknown) => {
+      if (answered !== undefined) done();
+      throw error;
+    });
   };
 }

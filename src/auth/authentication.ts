@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { Middleware } from "../http/mod.ts";
+import { type Middleware, passThrough } from "../http/mod.ts";
 import type { Store } from "../store/mod.ts";
 import { authenticate } from "./authenticate.ts";
 import type { FailedAuthLimiter } from "./failed_auth.ts";
@@ -57,7 +57,7 @@ export function authenticateRequests(
   options: AuthenticationOptions,
 ): Middleware {
   const { store, failedAuth, clientAddress } = options;
-  return async (context, next) => {
+  return passThrough(async (context, next) => {
     if (context.endpoint?.authenticated !== true) return next();
     if (clientAddress === undefined) {
       context.grant = await authenticate(context.request, store);
@@ -77,5 +77,5 @@ export function authenticateRequests(
       if (address !== undefined) failedAuth.fail(address);
     });
     return next();
-  };
+  });
 }

@@ -93,6 +93,26 @@ export class HttpError {
   }
 
   /**
+   * The ErrorResponseSchema body of this error as JSON text: what
+   * `JSON.stringify(error)` gives, without calling `toJSON` through it,
+   * which costs several times the text on Bun and Deno.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HttpError } from "./http_error.ts";
+   *
+   * const error = new HttpError(404, "X_NOT_FOUND", 'No "x" \u00e9\n');
+   * assert.equal(error.toJSONText(), JSON.stringify(error));
+   * ```
+   */
+  toJSONText(): string {
+    return `{"status":"error","error_code":${
+      JSON.stringify(this.errorCode)
+    },"message":${JSON.stringify(this.message)}}`;
+  }
+
+  /**
    * This error's own headers (e.g. `Allow`), as a record with lowercase
    * names.
    *

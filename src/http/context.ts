@@ -8,7 +8,7 @@
  * @module
  */
 import type { WatchedBody } from "./body_watch.ts";
-import { PUBLIC_HEADERS } from "./hardening_headers.ts";
+import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
 import type { HttpError } from "../errors/mod.ts";
 import { RequestValidationError } from "../validation/mod.ts";
 import type { Grant } from "../store/mod.ts";
@@ -71,15 +71,6 @@ export class Context<Vars extends object = Record<never, never>> {
   readonly requestId: string;
   /** When the request arrived, from `performance.now()`. */
   readonly startedAt: number;
-  /**
-   * The headers every answer is built with: `X-Request-Id` and
-   * `X-Content-Type-Options: nosniff` from the start; steps add theirs
-   * (`Cache-Control: no-store` on a token's routes, CORS) before the answer
-   * is built.
-   * Built into each response rather than set on it afterwards, which on
-   * @hono/node-server would take the response off its fast path.
-   */
-  headers: Record<string, string>;
   /** The matched route. Set by the routing step. */
   route: MatchedRoute | undefined;
   /** What the matched route leads to. Set by the routing step. */
@@ -98,6 +89,8 @@ export class Context<Vars extends object = Record<never, never>> {
   bodyless = false;
   /** What a layer's own steps note (see the class's `Vars`). */
   readonly vars: Partial<Vars> = {};
+  #headers: Record<string, string> | undefined;
+  #private = false;
   #errorCode: string | undefined;
   #bodyLength: number | undefined;
   #watchedBody: WatchedBody | undefined;
@@ -115,7 +108,49 @@ export class Context<Vars extends object = Record<never, never>> {
     this.startedAt = performance.now();
     this.pathname = pathnameOf(request.url);
     this.requestId = requestIdOf(request);
-    this.headers = { ...PUBLIC_HEADERS, "x-request-id": this.requestId };
+  }
+
+  /**
+   * The headers every answer is built with: `X-Request-Id` and
+   * `X-Content-Type-Options: nosniff` from the start; steps add theirs
+   * (`Cache-Control: no-store` on a token's routes, see
+   * {@linkcode Context.keepPrivate}; CORS) before the answer is built.
+   * Built into each response rather than set on it afterwards, which on
+   * @hono/node-server would take the response off its fast path.
+   * The record is made when a step first reads or sets it: an answer of a
+   * request whose steps touched none is built in one object.
+   */
+  get headers(): Record<string, string> {
+    return this.#headers ??= {
+      ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
+      "x-request-id": this.requestId,
+    };
+  }
+
+  set headers(headers: Record<string, string>) {
+    this.#headers = headers;
+  }
+
+  /**
+   * Adds `Cache-Control: no-store` (`PRIVATE_HEADERS`) under
+   * {@linkcode Context.headers}: what a token gave access to, refusals
+   * included, is never stored. A `Cache-Control` a step set already stays.
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { Context } from "./context.ts";
+   *
+   * const context = new Context(new Request("http://api.test/v1/x"));
+   * context.keepPrivate();
+   * const response = context.empty(204);
+   * assert.equal(response.headers.get("cache-control"), "no-store");
+   * assert.equal(response.headers.get("x-content-type-options"), "nosniff");
+   * ```
+   */
+  keepPrivate(): void {
+    if (this.#headers === undefined) this.#private = true;
+    else this.#headers = { ...PRIVATE_HEADERS, ...this.#headers };
   }
 
   /** The matched route's path params; none before routing. */
@@ -188,11 +223,17 @@ export class Context<Vars extends object = Record<never, never>> {
     this.#bodyLength = utf8Length(text);
     // A string body and a plain header record keep @hono/node-server on its
     // fast path (it writes them without building a web Response).
-    return this.#build(text, status, {
-      "content-type": "application/json",
-      ...headers,
-      ...this.headers,
-    });
+    return this.#build(
+      text,
+      status,
+      headers === undefined && this.#headers === undefined
+        ? {
+          "content-type": "application/json",
+          ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
+          "x-request-id": this.requestId,
+        }
+        : { "content-type": "application/json", ...headers, ...this.headers },
+    );
   }
 
   /**
@@ -236,7 +277,16 @@ export class Context<Vars extends object = Record<never, never>> {
    */
   empty(status: number, headers?: Readonly<Record<string, string>>): Response {
     this.#bodyLength = 0;
-    return this.#build(null, status, { ...headers, ...this.headers });
+    return this.#build(
+      null,
+      status,
+      headers === undefined && this.#headers === undefined
+        ? {
+          ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
+          "x-request-id": this.requestId,
+        }
+        : { ...headers, ...this.headers },
+    );
   }
 
   #build(
@@ -280,7 +330,11 @@ export class Context<Vars extends object = Record<never, never>> {
       return this.json(error.toJSON(), 422);
     }
     this.#errorCode = error.errorCode;
-    return this.json(error, error.status, error.headerRecord());
+    return this.jsonText(
+      error.toJSONText(),
+      error.status,
+      error.headerRecord(),
+    );
   }
 
   /**

@@ -284,9 +284,11 @@ export async function discardSmallBody(
  * ```
  */
 export function leavesLargeBody(request: Request): boolean {
-  if (request.bodyUsed) return false;
-  return declaredLength(request) > SMALL_BODY_BYTES ||
-    request.headers.has("transfer-encoding");
+  // The headers first: on Deno, `bodyUsed` of a request that may have a
+  // body (a DELETE, a POST) builds its body stream, as on every error
+  // answer.
+  return (declaredLength(request) > SMALL_BODY_BYTES ||
+    request.headers.has("transfer-encoding")) && !request.bodyUsed;
 }
 
 /**

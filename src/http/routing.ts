@@ -5,8 +5,7 @@
  * @module
  */
 import { HttpError } from "../errors/mod.ts";
-import type { Middleware } from "./pipeline.ts";
-import { PRIVATE_HEADERS } from "./hardening_headers.ts";
+import { type Middleware, passThrough } from "./pipeline.ts";
 import {
   declaresBody,
   discardSmallBody,
@@ -56,7 +55,7 @@ export function routeRequests(
   router: Router<Endpoint>,
   bodyTimeoutMs: number,
 ): Middleware {
-  return (context, next) => {
+  return passThrough((context, next) => {
     const { request, pathname } = context;
     let match;
     try {
@@ -68,16 +67,14 @@ export function routeRequests(
         error instanceof HttpError && error.status === 405 &&
         router.targetsAt(pathname).some((target) => target.authenticated)
       ) {
-        context.headers = { ...PRIVATE_HEADERS, ...context.headers };
+        context.keepPrivate();
       }
       throw error;
     }
     const { target, pattern, params } = match;
     context.route = { pattern, params };
     context.endpoint = target;
-    if (target.authenticated) {
-      context.headers = { ...PRIVATE_HEADERS, ...context.headers };
-    }
+    if (target.authenticated) context.keepPrivate();
     if (target.bodyLimit !== undefined) {
       refuseDeclaredOver(request, target.bodyLimit);
       return next();
@@ -85,5 +82,5 @@ export function routeRequests(
     return declaresBody(request)
       ? discardSmallBody(request, bodyTimeoutMs).then(next)
       : next();
-  };
+  });
 }
