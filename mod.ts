@@ -46,6 +46,8 @@ export {
   type FailedAuthOptions,
 } from "./src/auth/mod.ts";
 export type {
+  Deflater,
+  DeflaterFactory,
   GzipCompressor,
   GzipPair,
   ZipCompression,
