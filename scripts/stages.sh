@@ -25,11 +25,17 @@ stage() {
 }
 
 # Runs the declared stages; prints each stage's output, wall time and CPU time
-# (of its processes, user and system), then a table of the times.
+# (of its processes, user and system), then a table of the times, then the
+# failing tests of each failed stage again (at most STAGES_TAIL_LINES lines a
+# stage, 40 unless set).
 run_stages() {
   local logs
   logs="$(mktemp -d)"
-  local started=$SECONDS failed=() summary=()
+  local started=$SECONDS failed=() failed_indexes=() summary=()
+  local tail_lines="${STAGES_TAIL_LINES:-40}"
+  # deno test's "=> name ... FAILED" and "error:", node --test's "✖" and
+  # "not ok", bun test's "(fail)".
+  local failure_marks='FAILED|^error:|✖|^not ok|\(fail\)'
   local groups
   groups="$(printf '%s\n' "${stage_groups[@]}" | sort -n -u)"
   local group index
@@ -73,15 +79,24 @@ run_stages() {
       if ((status != 0)); then
         printf '\n!! FAILED (exit %s): %s\n' "$status" "${stage_titles[$index]}"
         failed+=("${stage_titles[$index]}")
+        failed_indexes+=("$index")
       fi
     done
     ((${#failed[@]} == 0)) || break
   done
   printf '\n==== stage times (wall %s s in all)\n' "$((SECONDS - started))"
   printf '%s\n' "${summary[@]}"
-  rm -rf "$logs"
   if ((${#failed[@]} != 0)); then
+    # A CI log is often read from its end: each failed stage's failing tests
+    # (as each runner marks them) come again, last.
+    for index in "${failed_indexes[@]}"; do
+      printf '\n==== failing in: %s\n' "${stage_titles[$index]}"
+      sed 's/\x1b\[[0-9;]*m//g' "$logs/$index.log" |
+        grep -a -E "$failure_marks" | head -n "$tail_lines" || true
+    done
+    rm -rf "$logs"
     printf '\nFAILED: %s\n' "${failed[@]}"
     return 1
   fi
+  rm -rf "$logs"
 }
