@@ -8,8 +8,10 @@
  * Whatever the request: never a 5xx; every error body is ErrorResponseSchema
  * or HTTPValidationError; no stack, SQL, file path or token appears in a body
  * or header unless the request itself carried it; nothing is logged as an
- * unexpected error. Seeded and bounded to 2000 runs or 4 s on each runtime;
- * `FUZZ_SEED`, `FUZZ_RUNS` and `FUZZ_TIME_LIMIT` (ms) explore further, e.g.
+ * unexpected error. Seeded, and the same 500 runs on each runtime however
+ * fast the machine (a time bound made a loaded machine's run too short to
+ * count); `FUZZ_SEED`, `FUZZ_RUNS` and `FUZZ_TIME_LIMIT` (ms) explore further,
+ * e.g.
  * `FUZZ_SEED=7 FUZZ_RUNS=20000 FUZZ_TIME_LIMIT=60000 node --test
  * test/handler_fuzz_test.ts`.
  *
@@ -33,9 +35,11 @@ import {
 const env = (globalThis as { process?: { env: Record<string, string> } })
   .process?.env ?? {};
 const SEED = Number(env.FUZZ_SEED ?? 20261122);
-const RUNS = Number(env.FUZZ_RUNS ?? 2000);
-/** Time budget per property, in ms: a few seconds per runtime. */
-const TIME_LIMIT = Number(env.FUZZ_TIME_LIMIT ?? 4000);
+const RUNS = Number(env.FUZZ_RUNS ?? 500);
+/** A time budget in ms, only when asked for: it ends the runs early. */
+const TIME_LIMIT = env.FUZZ_TIME_LIMIT === undefined
+  ? undefined
+  : Number(env.FUZZ_TIME_LIMIT);
 
 const encoder = new TextEncoder();
 
@@ -447,7 +451,5 @@ describe(`handler fuzz on ${runtimeName()} (seed ${SEED})`, () => {
           `logged: ${logged.map(String).join("; ")}`,
       );
     }
-    // The budget must leave room for a useful number of runs.
-    assert.ok(outcome.numRuns >= 100, `only ${outcome.numRuns} runs`);
   });
 });
