@@ -50,6 +50,7 @@ export type {
   DeflaterFactory,
   GzipCompressor,
   GzipPair,
+  Utf8Writer,
   ZipCompression,
 } from "./src/zip/mod.ts";
 export type { AbortCause } from "./src/http/mod.ts";

@@ -175,11 +175,12 @@ export interface HandlerOptions {
    * compressor (a `ReadableWritablePair` such as
    * `new CompressionStream("gzip")`, whose deflate stream and CRC-32 the ZIP
    * takes), `readAheadBytes` how much text the writer may add to the entries
-   * after the one being sent, so that they compress meanwhile. A runtime's
-   * server hands in a compressor that runs off the main thread (the servers
-   * of `callflow-api serve` and `./server` do: `node:zlib` on Node and Bun,
-   * Web Workers on Deno). Default: the runtime's `CompressionStream("gzip")`,
-   * 64 KiB read ahead.
+   * after the one being sent, so that they compress meanwhile, `utf8Write`
+   * an encoder that allocates nothing. A runtime's server hands in a
+   * compressor that runs off the main thread (the servers of
+   * `callflow-api serve` and `./server` do: `node:zlib` and
+   * `Buffer#utf8Write` on Node and Bun, Web Workers on Deno). Default: the
+   * runtime's `CompressionStream("gzip")`, 64 KiB read ahead.
    */
   exportCompression?: ZipCompression;
 }

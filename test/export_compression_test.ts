@@ -1,6 +1,7 @@
 /**
  * The compressors the servers hand the export (`node:zlib` on Node and Bun,
- * a pool of Web Workers on Deno, and the pool wherever there are workers):
+ * with `Buffer#utf8Write` as encoder, a pool of Web Workers on Deno, and the
+ * pool wherever there are workers):
  * archives written with them read back byte for byte with Python's zipfile
  * and `unzip -t`, several entries in flight at once; a reader that stops
  * reading stops the writes, one that cancels frees the compressor; closing
@@ -18,6 +19,7 @@ import { exportCompression } from "../server/gzip_pool/mod.ts";
 import { runtimeName } from "../server/runtimes/mod.ts";
 import { workerGzip } from "../server/gzip_pool/worker_pool.ts";
 import { zlibDeflater } from "../server/gzip_pool/zlib.ts";
+import { bufferUtf8Write } from "../server/gzip_pool/utf8_write.ts";
 import { readZip } from "./support/zip_reader.ts";
 
 const lastModified = new Date("2026-01-02T03:04:06Z");
@@ -119,6 +121,12 @@ describe("the export's compressors on the servers", () => {
 
   it("node:zlib: archives read back, and an aborted entry stops its zlib", async () => {
     assertEntries(await archiveWith({ deflater: zlibDeflater }, 256 * 1024));
+    assertEntries(
+      await archiveWith(
+        { deflater: zlibDeflater, utf8Write: bufferUtf8Write },
+        256 * 1024,
+      ),
+    );
     const deflater = zlibDeflater(256 * 1024);
     await deflater.write(new TextEncoder().encode("x".repeat(100_000)));
     const reading = deflater.read();

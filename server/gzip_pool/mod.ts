@@ -1,9 +1,9 @@
 /**
  * How the server's bulk export deflates, per runtime: off the main thread
  * everywhere. Node and Bun run `node:zlib` on their thread pools
- * ({@linkcode zlibDeflater}); Deno, whose `CompressionStream` and `node:zlib`
- * both deflate on the main thread, a pool of Web Workers
- * ({@linkcode workerGzip}). With entries deflating in parallel, the writer
+ * ({@linkcode zlibDeflater}) and encode text with `Buffer#utf8Write`; Deno,
+ * whose `CompressionStream` and `node:zlib` both deflate on the main thread,
+ * a pool of Web Workers ({@linkcode workerGzip}). With entries deflating in parallel, the writer
  * reads 256 KiB of text ahead instead of 64 KiB, so that every thread has an
  * entry to work on.
  *
@@ -46,10 +46,12 @@ export async function exportCompression(
 ): Promise<ServerCompression> {
   if (runtime !== "deno") {
     const { zlibDeflater } = await import("./zlib.ts");
+    const { bufferUtf8Write } = await import("./utf8_write.ts");
     return {
       compression: {
         deflater: zlibDeflater,
         readAheadBytes: PARALLEL_READ_AHEAD_BYTES,
+        utf8Write: bufferUtf8Write,
       },
       close: () => {},
     };

@@ -44,7 +44,25 @@ export interface ZipCompression {
    * parallel (a thread pool, workers). Default 64 KiB.
    */
   readAheadBytes?: number;
+  /**
+   * Encodes text into the writer's buffers without allocating: where a
+   * runtime has such a call (Node's and Bun's `Buffer#utf8Write`), instead
+   * of `TextEncoder.encodeInto`, which makes a view and a result object for
+   * each write, the export's main garbage.
+   */
+  utf8Write?: Utf8Writer;
 }
+
+/**
+ * Writes the UTF-8 of `text` into `buffer` from `at` and returns the bytes
+ * written, as `TextEncoder` encodes it (a lone surrogate as U+FFFD). Called
+ * only where the text surely fits: 3 bytes for each of its UTF-16 units.
+ */
+export type Utf8Writer = (
+  text: string,
+  buffer: Uint8Array,
+  at: number,
+) => number;
 
 /** Options of {@linkcode ZipStream}. */
 export interface ZipStreamOptions extends ZipCompression {
@@ -76,6 +94,8 @@ const REUSED_PER_ENTRY = 2;
 
 const encoder = new TextEncoder();
 const ONE_ASCII: TextEncoderEncodeIntoResult = { read: 1, written: 1 };
+/** The most bytes a UTF-16 unit takes in UTF-8. */
+const MAX_BYTES_PER_UNIT = 3;
 
 /** One entry being compressed or sent. */
 class Entry {
@@ -149,6 +169,9 @@ export class ZipStream {
   readonly #time: EntryTime;
   readonly #deflater: DeflaterFactory;
   readonly #readAheadBytes: number;
+  readonly #utf8Write: Utf8Writer | undefined;
+  /** What `#utf8Write` encoded last, one object for every write. */
+  readonly #encoded = { read: 0, written: 0 };
   /** Entries added and not yet sent whole; the first is being sent. */
   readonly #entries: Entry[] = [];
   readonly #written: CentralEntry[] = [];
@@ -177,6 +200,7 @@ export class ZipStream {
     this.#deflater = options.deflater ??
       (async (outputBytes) => gzipDeflater(await gzip(), outputBytes));
     this.#readAheadBytes = options.readAheadBytes ?? READ_AHEAD_BYTES;
+    this.#utf8Write = options.utf8Write;
     let controller!: ReadableStreamDefaultController<Uint8Array>;
     this.readable = new ReadableStream<Uint8Array>({
       start: (c) => void (controller = c),
@@ -276,7 +300,8 @@ export class ZipStream {
   /**
    * Encodes as much of `text` as fits into `buffer` from `at`. A single ASCII
    * character (a JSON separator) is stored without a view or a result object:
-   * the export writes one per message.
+   * the export writes one per message; so is text that surely fits, where
+   * there is a {@linkcode ZipCompression.utf8Write}.
    */
   #encode(
     buffer: Uint8Array<ArrayBuffer>,
@@ -287,6 +312,16 @@ export class ZipStream {
     if (code < 0x80 && at < buffer.length) {
       buffer[at] = code;
       return ONE_ASCII;
+    }
+    const utf8Write = this.#utf8Write;
+    if (
+      utf8Write !== undefined &&
+      text.length * MAX_BYTES_PER_UNIT <= buffer.length - at
+    ) {
+      const encoded = this.#encoded;
+      encoded.written = utf8Write(text, buffer, at);
+      encoded.read = text.length;
+      return encoded;
     }
     return encoder.encodeInto(text, buffer.subarray(at));
   }
