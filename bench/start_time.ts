@@ -301,8 +301,11 @@ async function startTime(
 ): Promise<{ ms: number; cpu: number }> {
   const port = await freePort();
   mkdirSync(join(cacheDir, "tmp"), { recursive: true });
+  // Node's cache goes to TMPDIR, not to the test scripts' NODE_COMPILE_CACHE
+  // (scripts/test_env.sh), which the tests fill: a cold start would hit it.
+  const { NODE_COMPILE_CACHE: _shared, ...inherited } = process.env;
   const env = {
-    ...process.env,
+    ...inherited,
     ...UNSET_SERVER_SETTINGS,
     PORT: String(port),
     HOST: "127.0.0.1",
