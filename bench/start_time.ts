@@ -9,14 +9,14 @@
  * - Node: `npm start`'s command (read from package.json, run without npm),
  *   `node server/main.ts`, `node server/cli.ts mock`,
  *   and the built package's bin `callflow-api serve` and `mock`
- *   (`dist/server/cli.js`, built here by `npm run build`), against
+ *   (package.json's `bin`, built here by `npm run build`), against
  *   `node:http` answering a constant; `node-fetch` is @hono/node-server
  *   answering a constant, Node's floor for any Fetch handler (it loads
  *   Node's `Request` and `Response`, undici);
  * - Deno: `deno serve --allow-net --allow-env --allow-read server/mod.ts`
  *   against `deno serve` of a constant;
  * - Bun: `bun server/main.ts`, and the built bin's `serve` and `mock` under
- *   Bun (`bun dist/server/cli.js`, as `bunx --bun callflow-api` runs it),
+ *   Bun (`bun dist/bin/cli.js`, as `bunx --bun callflow-api` runs it),
  *   against Bun serving a constant (its default export, served by
  *   `Bun.serve`);
  * - the mock executable (`npm run build:mock`) against the constant served
@@ -121,9 +121,10 @@ function checkoutLaunchers(dir: string, suffix: string): Launcher[] {
   const exe = build(dir, suffix === "" ? "now" : "before");
   const b = (name: string) => join(dir, "node_modules", ".bin", name);
   const node = b("node");
-  const cli = join(dir, "dist", "server", "cli.js");
-  // What `npm start` runs (`node <file>`), without npm's own start.
+  // What `npm start` runs (`node <file>`), without npm's own start; the bin
+  // as the package declares it (dist/bin/cli.js, once dist/server/cli.js).
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const cli = join(dir, manifest.bin["callflow-api"] as string);
   const npmStart = (manifest.scripts.start as string).split(" ").slice(1);
   const portArgs = (port: number) => ["--port", String(port)];
   return [
@@ -300,8 +301,11 @@ async function startTime(
 ): Promise<{ ms: number; cpu: number }> {
   const port = await freePort();
   mkdirSync(join(cacheDir, "tmp"), { recursive: true });
+  // Node's cache goes to TMPDIR, not to the test scripts' NODE_COMPILE_CACHE
+  // (scripts/test_env.sh), which the tests fill: a cold start would hit it.
+  const { NODE_COMPILE_CACHE: _shared, ...inherited } = process.env;
   const env = {
-    ...process.env,
+    ...inherited,
     ...UNSET_SERVER_SETTINGS,
     PORT: String(port),
     HOST: "127.0.0.1",

@@ -1,11 +1,12 @@
 /**
  * The schema's migrations: plain SQL files under `migrations/`, applied in the
- * order of {@linkcode MIGRATION_FILES}.
+ * order of {@linkcode MIGRATION_FILES}, their text imported from
+ * `migration_sql.ts` (generated from the files).
  *
  * @module
  */
-import { readFile } from "node:fs/promises";
 import { sha256Hex } from "../src/store/mod.ts";
+import { MIGRATION_SQL } from "./migration_sql.ts";
 
 /**
  * The migration files, in the order they apply. A new migration is a new file
@@ -37,8 +38,9 @@ export interface Migration {
 const FILE_NAME = /^(\d{4})_[a-z0-9_]+\.sql$/;
 
 /**
- * Reads the migration files that ship next to this module: from disk when the
- * module is a local file, over HTTP when it was imported from a URL.
+ * The migrations of {@linkcode MIGRATION_FILES}, their SQL as the files hold
+ * it: imported from the module `build/migration_sql.ts` generates from them,
+ * so the store reads no file and runs bundled too.
  *
  * @returns Every migration of {@linkcode MIGRATION_FILES}, in order.
  *
@@ -57,20 +59,12 @@ export function loadMigrations(): Promise<Migration[]> {
     if (version === undefined) {
       throw new Error(`Cannot load migration: bad file name "${file}"`);
     }
-    const sql = await readText(
-      new URL(`./migrations/${file}`, import.meta.url),
-    );
+    const sql = MIGRATION_SQL[file];
+    if (sql === undefined) {
+      throw new Error(
+        `Cannot load migration: ${file} is not in migration_sql.ts (run node build/migration_sql.ts)`,
+      );
+    }
     return { file, version, sql, checksum: await sha256Hex(sql) };
   }));
-}
-
-async function readText(url: URL): Promise<string> {
-  if (url.protocol === "file:") return await readFile(url, "utf8");
-  const response = await fetch(url);
-  if (!response.ok) {
-    throw new Error(
-      `Cannot load migration: ${url.href} answered ${response.status}`,
-    );
-  }
-  return await response.text();
 }

@@ -26,6 +26,9 @@ import {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,
 } from "../src/auth/mod.ts";
+import { SettingsError } from "./settings_error.ts";
+
+export { SettingsError };
 
 /** How long a graceful shutdown may take unless told otherwise, in seconds. */
 export const DEFAULT_SHUTDOWN_TIMEOUT = 30;
@@ -114,17 +117,6 @@ export interface TelemetrySettings {
   metrics?:
     | { exporter: "prometheus"; host: string; port: number }
     | { exporter: "otlp"; protocol: OtlpProtocol; intervalMs: number };
-}
-
-/** A setting with a value the server cannot use. */
-export class SettingsError extends Error {
-  /**
-   * @param message What is wrong, naming the setting.
-   */
-  constructor(message: string) {
-    super(message);
-    this.name = "SettingsError";
-  }
 }
 
 /**

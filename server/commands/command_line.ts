@@ -8,7 +8,7 @@
  */
 import process from "node:process";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { SettingsError } from "../settings.ts";
+import { SettingsError } from "../settings_error.ts";
 
 /** A mistake on the command line: the usage is printed, exit code 2. */
 export class UsageError extends Error {

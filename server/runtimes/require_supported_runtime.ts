@@ -7,10 +7,12 @@
  * @module
  */
 import process from "node:process";
+// Not src/http/mod.ts: the bin and server/main.ts import this module before
+// they turn Node's compile cache on, and the barrel loads the HTTP layer.
 import {
   missingRuntimeFeatures,
   SUPPORTED_RUNTIMES,
-} from "../../src/http/mod.ts";
+} from "../../src/http/runtime_support.ts";
 
 /** The oldest Node.js major version the API runs on. */
 export const MINIMUM_NODE_MAJOR = 22;

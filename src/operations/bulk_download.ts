@@ -9,13 +9,20 @@ import { readBody } from "../http/mod.ts";
 import { parseBulkRequest } from "../validation/mod.ts";
 import { HttpError } from "../http/mod.ts";
 import type { Store } from "../store/mod.ts";
-import { transcriptArchive } from "./transcript_archive.ts";
 import type { ZipCompression } from "../zip/mod.ts";
 import type { GrantedContext, Operation } from "../http/mod.ts";
 import type { ExportRefusal, ExportSlots } from "./export_slots.ts";
 
 /** How long an export's client may read nothing before it is cut, in ms. */
 export const DEFAULT_EXPORT_STALL_TIMEOUT_MS = 60_000;
+
+/**
+ * The archive's module and the ZIP writer under it, loaded at the first
+ * export rather than at start: a server starts without them.
+ */
+let archiveModule:
+  | Promise<typeof import("./transcript_archive.ts")>
+  | undefined;
 
 /** When a client refused for too many exports should try again, in seconds. */
 const RETRY_AFTER_SECONDS = "1";
@@ -126,6 +133,8 @@ export function bulkDownload(
           "None of the requested calls has a transcript",
         );
       }
+      const { transcriptArchive } =
+        await (archiveModule ??= import("./transcript_archive.ts"));
       archive = transcriptArchive(first.value, chunks, {
         lastModified: now(),
         onError: (error) => logError(requestId, error),

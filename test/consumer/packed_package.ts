@@ -31,6 +31,7 @@ import {
   ServerProcess,
   UNSET_SERVER_SETTINGS,
 } from "../deploy/processes.ts";
+import { checkBulkExport, checkProbes } from "../deploy/fetch_checks.ts";
 import {
   type PackedTarball,
   packedTarball,
@@ -221,7 +222,8 @@ describe("the packed package in a fresh project", () => {
         "dist/mock/mod.d.ts",
         "dist/mock/msw.js",
         "dist/mock/msw.d.ts",
-        "dist/server/cli.js",
+        "dist/bin/cli.js",
+        "dist/bin/deflate_worker.js",
         "dist/server/mod.js",
         "dist/server/mod.d.ts",
         "dist/server/worker.js",
@@ -468,6 +470,31 @@ describe("the packed package in a fresh project", () => {
     assert.match(server.stdout, /SIGTERM: shutting down/);
   });
 
+  // The bin is bundled (build/npm_build.ts): its chunks, and on Deno the
+  // deflate worker beside them, load from dist/bin/.
+  for (const [name, runtime, command, prefix] of bins) {
+    it(`serves a bulk export with \`serve\` under ${name}`, async () => {
+      const port = await freePort();
+      const server = new ServerProcess(command, [
+        ...prefix,
+        "serve",
+        "--port",
+        String(port),
+      ], { cwd: project, env: { ...ENV, ...MEMORY_SERVER } });
+      try {
+        const url = `http://127.0.0.1:${port}`;
+        await server.ready(`${url}/readyz`);
+        assert.match(server.stdout, new RegExp(`\\(${runtime}, memory store`));
+        const send = (path: string, init?: RequestInit) =>
+          fetch(`${url}${path}`, init);
+        await checkProbes(send);
+        await checkBulkExport(send);
+      } finally {
+        await server.stop();
+      }
+    });
+  }
+
   it("serves Prometheus metrics from its optional OpenTelemetry dependencies", async () => {
     const port = await freePort();
     const metricsPort = await freePort();
@@ -563,8 +590,8 @@ describe("the packed package in a fresh project", () => {
     const cli = join(project, "node_modules", "@callflow", "api", "dist");
     for (
       const args of [
-        [join(cli, "server", "cli.js"), "serve", "--port", "0"],
-        [join(cli, "server", "cli.js"), "mock", "--port", "0"],
+        [join(cli, "bin", "cli.js"), "serve", "--port", "0"],
+        [join(cli, "bin", "cli.js"), "mock", "--port", "0"],
         [
           "--input-type=module",
           "--eval",
