@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context, Middleware, WatchedBody } from "../../src/http/mod.ts";
-import type { ResponseEnd } from "./drain.ts";
+import type { Drain } from "./drain.ts";
 import {
   type RunningServer,
   type ServedHandler,
@@ -70,41 +70,77 @@ export function serveBun(
 }
 
 /**
- * A response under `Bun.serve` is over once answered, or, for a streamed
- * body (the bulk export), once the body is over or its client gone (the
- * request's signal): Bun tells nothing of one response. Its server's
- * `stop()` waits for a body still streaming, but not for the tail Bun
- * still holds once the body is over (at most about one chunk, when the
- * client reads more slowly than the server writes): an exit right then
- * loses it. It keeps Bun's idle timeout off a streamed body as
- * {@linkcode bunExportTimeouts} does, so that a server with a draining step
- * needs no step of its own.
+ * The draining step of a server on `Bun.serve` (see `drainingStep`): it
+ * counts each request in `drain` until its response is over, and once the
+ * drain has begun asks each client to close its connection. A response
+ * under `Bun.serve` is over once answered, or, for a streamed body (the
+ * bulk export), once the body is over or its client gone (the request's
+ * signal): Bun tells nothing of one response. Its server's `stop()` waits
+ * for a body still streaming, but not for the tail Bun still holds once the
+ * body is over (at most about one chunk, when the client reads more slowly
+ * than the server writes): an exit right then loses it. It keeps Bun's idle
+ * timeout off a streamed body as {@linkcode bunExportTimeouts} does, so that
+ * a server with a draining step needs no step of its own. A whole answer
+ * costs it one callback, and no function to call at its end.
+ *
+ * @param drain The server's count (see `shutDown`).
+ * @returns The step.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Context, WatchedBody } from "../../src/http/mod.ts";
- * import { bunResponseEnd } from "./bun.ts";
+ * import { compose, Context, WatchedBody } from "../../src/http/mod.ts";
+ * import { bunDrainingStep } from "./bun.ts";
+ * import { Drain } from "./drain.ts";
  *
- * const context = new Context(new Request("http://x/"));
+ * const drain = new Drain();
  * const zip = new WatchedBody(new ReadableStream({ pull: (c) => c.close() }), 1000);
- * let over = false;
- * const answered = bunResponseEnd(context, () => over = true)!;
- * answered(context.stream(zip, { "content-type": "application/zip" }));
- * await new Promise((resolve) => setTimeout(resolve));
- * assert.equal(over, false); // its body not read yet
+ * const run = compose(
+ *   [bunDrainingStep(drain), (context) =>
+ *     Promise.resolve(context.stream(zip, { "content-type": "application/zip" }))],
+ *   (context) => context.empty(500),
+ * );
+ * const context = new Context(new Request("http://x/"));
+ * await run(context);
+ * assert.equal(drain.inFlight, 1); // its body not read yet
  * await context.watchedBody!.readable.getReader().read();
- * assert.equal(over, true);
+ * assert.equal(drain.inFlight, 0);
  * ```
  */
-export const bunResponseEnd: ResponseEnd = (context, done) => () => {
+export function bunDrainingStep(drain: Drain): Middleware {
+  // Only when the error renderer failed: the response is over.
+  const failed = (error: unknown): never => {
+    drain.leave();
+    throw error;
+  };
+  return (context, next) => {
+    drain.enter(context.request, context.startedAt);
+    return next().then(
+      (response) => bunAnswered(drain, context, response),
+      failed,
+    );
+  };
+}
+
+/** The answer of {@linkcode bunDrainingStep}, its end noted in `drain`. */
+function bunAnswered(
+  drain: Drain,
+  context: Context,
+  response: Response,
+): Response {
+  const answer = drain.respond(response);
   const body = context.watchedBody;
-  if (body === undefined) return done();
+  if (body === undefined) {
+    drain.leave();
+    return answer;
+  }
   keepIdleTimeoutOff(context, body);
+  const done = drain.leaver();
   body.onEnd(done);
   // A client gone before Bun pulled a byte: the body may never end.
   context.request.signal.addEventListener("abort", done, { once: true });
-};
+  return answer;
+}
 
 /**
  * The pipeline step that keeps Bun's idle timeout off a streamed export: a

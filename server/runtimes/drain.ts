@@ -60,15 +60,38 @@ export class Drain {
    * @returns What to call once its response is over; later calls do nothing.
    */
   arrive(request: Request): () => void {
-    if (!this.#draining || !PROBES.test(request.url)) {
-      this.#lastArrival = performance.now();
-    }
+    this.enter(request);
+    return this.leaver();
+  }
+
+  /**
+   * {@linkcode Drain.arrive} without a function to call once: for a step
+   * that calls {@linkcode Drain.leave} itself, exactly once a request.
+   *
+   * @param request The request.
+   * @param now When it arrived, from `performance.now()`.
+   */
+  enter(request: Request, now: number = performance.now()): void {
+    if (!this.#draining || !PROBES.test(request.url)) this.#lastArrival = now;
     this.#inFlight += 1;
+  }
+
+  /** Notes that the response of a request {@linkcode Drain.enter}ed is over. */
+  leave(): void {
+    this.#inFlight -= 1;
+  }
+
+  /**
+   * {@linkcode Drain.leave} for a request entered, to call however often.
+   *
+   * @returns What to call once its response is over; later calls do nothing.
+   */
+  leaver(): () => void {
     let going = true;
     return () => {
       if (!going) return;
       going = false;
-      this.#inFlight -= 1;
+      this.leave();
     };
   }
 

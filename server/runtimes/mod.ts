@@ -8,9 +8,9 @@
 import type { RunningServer, ServeOptions } from "./server.ts";
 import type { Handler } from "../../src/handler.ts";
 import type { Middleware } from "../../src/http/mod.ts";
-import { bunExportTimeouts, bunResponseEnd } from "./bun.ts";
+import { bunDrainingStep, bunExportTimeouts } from "./bun.ts";
 import { denoClosingConnection, denoResponseEnd } from "./deno.ts";
-import { type Drain, drainingStep, type ResponseEnd } from "./drain.ts";
+import { type Drain, drainingStep } from "./drain.ts";
 import { nodeResponseEnd } from "./node_response_end.ts";
 import { nodeBodyFraming } from "./node_body_framing.ts";
 
@@ -41,24 +41,29 @@ interface RuntimeSteps {
   /** Its own steps, in order, beside a draining step. */
   steps: readonly Middleware[];
   /**
-   * When one of its responses is over, for the draining step (on Bun, which
-   * also keeps the idle timeout off a streamed body).
+   * Its draining step: `drainingStep` told when one of its responses is
+   * over; on Bun a step of its own, which also keeps the idle timeout off a
+   * streamed body.
    */
-  responseEnd: ResponseEnd;
+  draining: (drain: Drain) => Middleware;
   /** Its own steps without a draining step. */
   undrained: readonly Middleware[];
 }
 
 const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
-  node: { steps: [], responseEnd: nodeResponseEnd, undrained: [] },
+  node: {
+    steps: [],
+    draining: (drain) => drainingStep(drain, nodeResponseEnd),
+    undrained: [],
+  },
   deno: {
     steps: [denoClosingConnection],
-    responseEnd: denoResponseEnd,
+    draining: (drain) => drainingStep(drain, denoResponseEnd),
     undrained: [denoClosingConnection],
   },
   bun: {
     steps: [],
-    responseEnd: bunResponseEnd,
+    draining: bunDrainingStep,
     undrained: [bunExportTimeouts],
   },
 };
@@ -86,12 +91,10 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
  * ```
  */
 export function runtimeSteps(drain?: Drain): readonly Middleware[] {
-  const { steps, responseEnd, undrained } = RUNTIME_STEPS[runtimeName()];
+  const { steps, draining, undrained } = RUNTIME_STEPS[runtimeName()];
   // The draining step first: its `Connection: close` only asks the client
   // not to reuse the connection, and must not make Deno's step cut a body.
-  return drain === undefined
-    ? undrained
-    : [drainingStep(drain, responseEnd), ...steps];
+  return drain === undefined ? undrained : [draining(drain), ...steps];
 }
 
 /**

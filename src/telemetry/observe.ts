@@ -4,13 +4,19 @@
  *
  * @module
  */
-import type { AbortCause, Middleware } from "../http/mod.ts";
+import type {
+  AbortCause,
+  Context,
+  Middleware,
+  Next,
+  WatchedBody,
+} from "../http/mod.ts";
 import {
   type FinishedRequest,
   isoTimeNow,
   type RequestFinishedListener,
 } from "./finished_request.ts";
-import type { RequestTelemetry } from "./request_telemetry.ts";
+import type { RequestTelemetry, TracedRequest } from "./request_telemetry.ts";
 
 /** Options of {@linkcode observeRequests}; at least one is set. */
 export interface ObserveOptions {
@@ -59,44 +65,73 @@ export function observeRequests(options: ObserveOptions): Middleware {
   const loading = options.telemetry instanceof Promise
     ? options.telemetry.then((loaded) => (telemetry = loaded))
     : undefined;
-  return async (context, next) => {
-    const time = isoTimeNow();
-    if (telemetry === undefined && loading !== undefined) await loading;
-    const traced = telemetry?.start(context.request);
-    const response = await (traced === undefined ? next() : traced.run(next));
-    const finish = (bytes: number, aborted: AbortCause | undefined) => {
-      // A 422 HTTPValidationError has no code of its own.
-      const errorCode = context.errorCode ??
-        (response.status === 422 ? "VALIDATION_ERROR" : undefined);
-      traced?.end({
-        route: context.route?.pattern,
-        status: response.status,
-        bytes,
-        aborted,
-        errorCode,
-      });
-      if (onRequestFinished === undefined) return;
-      const { request } = context;
-      const finished: FinishedRequest = {
-        time,
-        requestId: context.requestId,
-        method: request.method,
-        path: context.pathname,
-        status: response.status,
-        durationMs: Math.round((performance.now() - context.startedAt) * 1000) /
-          1000,
-        bytes,
-      };
-      const projectId = context.grant?.projectId;
-      if (projectId !== undefined) finished.projectId = projectId;
-      if (errorCode !== undefined) finished.errorCode = errorCode;
-      if (aborted !== undefined) finished.aborted = aborted;
-      if (traced?.traceId !== undefined) finished.traceId = traced.traceId;
-      onRequestFinished(finished);
+  // Not async, and one callback a request: for a whole body, no closure
+  // waits for its end (nor a scope for one).
+  const finish = (
+    context: Context,
+    response: Response,
+    time: string,
+    traced: TracedRequest | undefined,
+    bytes: number,
+    aborted?: AbortCause,
+  ) => {
+    // A 422 HTTPValidationError has no code of its own.
+    const errorCode = context.errorCode ??
+      (response.status === 422 ? "VALIDATION_ERROR" : undefined);
+    traced?.end({
+      route: context.route?.pattern,
+      status: response.status,
+      bytes,
+      aborted,
+      errorCode,
+    });
+    if (onRequestFinished === undefined) return;
+    const { request } = context;
+    const finished: FinishedRequest = {
+      time,
+      requestId: context.requestId,
+      method: request.method,
+      path: context.pathname,
+      status: response.status,
+      durationMs: Math.round((performance.now() - context.startedAt) * 1000) /
+        1000,
+      bytes,
     };
-    const body = context.watchedBody;
-    if (body === undefined) finish(context.bodyLength ?? 0, undefined);
-    else body.onEnd(finish);
-    return response;
+    const projectId = context.grant?.projectId;
+    if (projectId !== undefined) finished.projectId = projectId;
+    if (errorCode !== undefined) finished.errorCode = errorCode;
+    if (aborted !== undefined) finished.aborted = aborted;
+    if (traced?.traceId !== undefined) finished.traceId = traced.traceId;
+    onRequestFinished(finished);
+  };
+  const finishOnEnd = (
+    context: Context,
+    response: Response,
+    time: string,
+    traced: TracedRequest | undefined,
+    body: WatchedBody,
+  ) =>
+    body.onEnd((bytes, aborted) =>
+      finish(context, response, time, traced, bytes, aborted)
+    );
+  const observe = (context: Context, next: Next, time: string) => {
+    const traced = telemetry?.start(context.request);
+    return (traced === undefined ? next() : traced.run(next)).then(
+      (response) => {
+        const body = context.watchedBody;
+        if (body === undefined) {
+          finish(context, response, time, traced, context.bodyLength ?? 0);
+        } else finishOnEnd(context, response, time, traced, body);
+        return response;
+      },
+    );
+  };
+  const observeLoaded = (context: Context, next: Next, time: string) =>
+    loading!.then(() => observe(context, next, time));
+  return (context, next) => {
+    const time = isoTimeNow();
+    return telemetry === undefined && loading !== undefined
+      ? observeLoaded(context, next, time)
+      : observe(context, next, time);
   };
 }
