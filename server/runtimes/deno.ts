@@ -3,7 +3,7 @@
  *
  * @module
  */
-import type { Middleware } from "../../src/http/mod.ts";
+import type { Context, Middleware } from "../../src/http/mod.ts";
 import type { ResponseEnd } from "./drain.ts";
 import {
   type RunningServer,
@@ -180,12 +180,34 @@ export function closingConnection(
  * (most of its cost) and sends it the slow way.
  */
 export const denoClosingConnection: Middleware = (context, next) =>
-  next().then((response) => {
-    const built = context.built;
-    return built?.response === response && !namesConnection(built.headers)
-      ? response
-      : closingConnection(response, context.request);
-  });
+  next().then((response) => denoAnswer(context, response));
+
+/**
+ * What {@linkcode denoClosingConnection} makes of an answer, for a step that
+ * does it on its way back beside its own work (the draining step, one step
+ * fewer a request; see `runtimeSteps`).
+ *
+ * @param context The request's context.
+ * @param response The answer of the steps after it.
+ * @returns The answer, or a copy whose body ends by failing.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { Context } from "../../src/http/mod.ts";
+ * import { denoAnswer } from "./deno.ts";
+ *
+ * const context = new Context(new Request("http://x/"));
+ * const answer = context.json({ ok: true });
+ * assert.equal(denoAnswer(context, answer), answer);
+ * ```
+ */
+export function denoAnswer(context: Context, response: Response): Response {
+  const built = context.built;
+  return built?.response === response && !namesConnection(built.headers)
+    ? response
+    : closingConnection(response, context.request);
+}
 
 /** Whether a header record has a `Connection`, in any case. */
 function namesConnection(headers: Readonly<Record<string, string>>): boolean {

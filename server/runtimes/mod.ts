@@ -7,9 +7,9 @@
  */
 import type { RunningServer, ServeOptions } from "./server.ts";
 import type { Handler } from "../../src/handler.ts";
-import type { Middleware } from "../../src/http/mod.ts";
+import type { Context, Middleware } from "../../src/http/mod.ts";
 import { bunExportTimeouts, bunResponseEnd } from "./bun.ts";
-import { denoClosingConnection, denoResponseEnd } from "./deno.ts";
+import { denoAnswer, denoClosingConnection, denoResponseEnd } from "./deno.ts";
 import { type Drain, drainingStep, type ResponseEnd } from "./drain.ts";
 import { nodeResponseEnd } from "./node_response_end.ts";
 import { nodeBodyFraming } from "./node_body_framing.ts";
@@ -47,14 +47,20 @@ interface RuntimeSteps {
   responseEnd: ResponseEnd;
   /** Its own steps without a draining step. */
   undrained: readonly Middleware[];
+  /**
+   * What it makes of each answer, done by the draining step in place of a
+   * step of its own (Deno's closing of a connection).
+   */
+  answer?: (context: Context, response: Response) => Response;
 }
 
 const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
   node: { steps: [], responseEnd: nodeResponseEnd, undrained: [] },
   deno: {
-    steps: [denoClosingConnection],
+    steps: [],
     responseEnd: denoResponseEnd,
     undrained: [denoClosingConnection],
+    answer: denoAnswer,
   },
   bun: {
     steps: [],
@@ -68,8 +74,8 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
  * pipeline on the runtime running this: on Deno, the close of a connection
  * an answer says to close; on Bun, its idle timeout off a streamed export.
  * With a `drain`, first the step counting requests in it for a graceful
- * shutdown (on Bun, that step also keeps the idle timeout off: one step
- * fewer a request).
+ * shutdown (on Bun, that step also keeps the idle timeout off, and on Deno
+ * it closes the connection: one step fewer a request).
  *
  * @param drain The server's count of requests, if it drains on shutdown.
  * @returns The steps, in order.
@@ -81,17 +87,19 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
  * import { runtimeName, runtimeSteps } from "./mod.ts";
  *
  * const draining = runtimeSteps(new Drain());
- * assert.equal(draining.length, runtimeName() === "deno" ? 2 : 1);
+ * assert.equal(draining.length, 1);
  * assert.equal(runtimeSteps().length, runtimeName() === "node" ? 0 : 1);
  * ```
  */
 export function runtimeSteps(drain?: Drain): readonly Middleware[] {
-  const { steps, responseEnd, undrained } = RUNTIME_STEPS[runtimeName()];
+  const { steps, responseEnd, undrained, answer } =
+    RUNTIME_STEPS[runtimeName()];
   // The draining step first: its `Connection: close` only asks the client
-  // not to reuse the connection, and must not make Deno's step cut a body.
+  // not to reuse the connection, and must not make Deno's closing cut a
+  // body (it runs before the drain's, in the same step).
   return drain === undefined
     ? undrained
-    : [drainingStep(drain, responseEnd), ...steps];
+    : [drainingStep(drain, responseEnd, answer), ...steps];
 }
 
 /**
