@@ -114,7 +114,7 @@ export function bunDrainingStep(drain: Drain): Middleware {
     throw error;
   };
   return (context, next) => {
-    drain.enter(context.request, context.startedAt);
+    drain.enter(context.request);
     return next().then(
       (response) => bunAnswered(drain, context, response),
       failed,

@@ -9,7 +9,7 @@ import type { RunningServer, ServeOptions } from "./server.ts";
 import type { Handler } from "../../src/handler.ts";
 import type { Middleware } from "../../src/http/mod.ts";
 import { bunDrainingStep, bunExportTimeouts } from "./bun.ts";
-import { denoClosingConnection, denoResponseEnd } from "./deno.ts";
+import { denoAnswer, denoClosingConnection, denoResponseEnd } from "./deno.ts";
 import { type Drain, drainingStep } from "./drain.ts";
 import { nodeResponseEnd } from "./node_response_end.ts";
 import { nodeBodyFraming } from "./node_body_framing.ts";
@@ -38,12 +38,11 @@ export function runtimeName(): RuntimeName {
 
 /** What each runtime's servers add to the pipeline. */
 interface RuntimeSteps {
-  /** Its own steps, in order, beside a draining step. */
-  steps: readonly Middleware[];
   /**
-   * Its draining step: `drainingStep` told when one of its responses is
-   * over; on Bun a step of its own, which also keeps the idle timeout off a
-   * streamed body.
+   * Its draining step, which also does the runtime's own work on each
+   * answer: `drainingStep` told when one of its responses is over (on Deno
+   * also closing the connection an answer says to close); on Bun a step of
+   * its own, which also keeps the idle timeout off a streamed body.
    */
   draining: (drain: Drain) => Middleware;
   /** Its own steps without a draining step. */
@@ -52,17 +51,14 @@ interface RuntimeSteps {
 
 const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
   node: {
-    steps: [],
     draining: (drain) => drainingStep(drain, nodeResponseEnd),
     undrained: [],
   },
   deno: {
-    steps: [denoClosingConnection],
-    draining: (drain) => drainingStep(drain, denoResponseEnd),
+    draining: (drain) => drainingStep(drain, denoResponseEnd, denoAnswer),
     undrained: [denoClosingConnection],
   },
   bun: {
-    steps: [],
     draining: bunDrainingStep,
     undrained: [bunExportTimeouts],
   },
@@ -72,9 +68,8 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
  * The steps the servers we start (the API's and the mock's) add to the
  * pipeline on the runtime running this: on Deno, the close of a connection
  * an answer says to close; on Bun, its idle timeout off a streamed export.
- * With a `drain`, first the step counting requests in it for a graceful
- * shutdown (on Bun, that step also keeps the idle timeout off: one step
- * fewer a request).
+ * With a `drain`, one step that also counts requests in it for a graceful
+ * shutdown.
  *
  * @param drain The server's count of requests, if it drains on shutdown.
  * @returns The steps, in order.
@@ -85,16 +80,13 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
  * import { Drain } from "./drain.ts";
  * import { runtimeName, runtimeSteps } from "./mod.ts";
  *
- * const draining = runtimeSteps(new Drain());
- * assert.equal(draining.length, runtimeName() === "deno" ? 2 : 1);
+ * assert.equal(runtimeSteps(new Drain()).length, 1);
  * assert.equal(runtimeSteps().length, runtimeName() === "node" ? 0 : 1);
  * ```
  */
 export function runtimeSteps(drain?: Drain): readonly Middleware[] {
-  const { steps, draining, undrained } = RUNTIME_STEPS[runtimeName()];
-  // The draining step first: its `Connection: close` only asks the client
-  // not to reuse the connection, and must not make Deno's step cut a body.
-  return drain === undefined ? undrained : [draining(drain), ...steps];
+  const { draining, undrained } = RUNTIME_STEPS[runtimeName()];
+  return drain === undefined ? undrained : [draining(drain)];
 }
 
 /**
