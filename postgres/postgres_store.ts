@@ -564,9 +564,9 @@ export class PostgresStore implements Store {
    * Looks `id` of `projectId` up with the other lookups of `lookups` asked
    * in this turn of the event loop, in one statement (see
    * `BatchedLookups`): a batch fails or succeeds for all its requests, is
-   * retried as any read, and shows in each request's trace. Ids that are
-   * not UUIDs are looked up alone by `lookUp`, so that Postgres refusing one
-   * fails only its request.
+   * retried as `lookUp` retries (a read, or a delete alone as a write), and
+   * shows in each request's trace. Ids that are not UUIDs are looked up
+   * alone by `lookUp`, so that Postgres refusing one fails only its request.
    */
   #lookUp<V>(
     lookups: BatchedLookups<Lookup, V>,
