@@ -27,8 +27,10 @@ export interface BenchDatabase {
 }
 
 /**
- * Creates, migrates and seeds a database named `<prefix>_<pid>` on the
- * server of `serverUrl` (a role that may create databases).
+ * Creates, migrates and seeds a database named `<prefix>_<pid>` (with
+ * `BENCH_DB_TAG=x`, `<prefix>_x_<pid>`: benches run side by side on one
+ * server tell theirs apart) on the server of `serverUrl` (a role that may
+ * create databases).
  *
  * @param serverUrl `DATABASE_URL` of the bench.
  * @param prefix The start of the database's name.
@@ -49,7 +51,8 @@ export async function openBenchDatabase(
 ): Promise<BenchDatabase> {
   const work = mkdtempSync(join(tmpdir(), "bench-pg-"));
   const admin = postgres(serverUrl, { max: 1, onnotice() {} });
-  const name = `${prefix}_${process.pid}`;
+  const tag = process.env.BENCH_DB_TAG;
+  const name = [prefix, tag, process.pid].filter(Boolean).join("_");
   await admin.unsafe(`CREATE DATABASE ${name}`);
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;

@@ -138,6 +138,13 @@ export class PostgresStore implements Store {
   readonly #messages = new BatchedLookups<Lookup, string[]>((keys) =>
     this.#messagesOf(keys)
   );
+  /**
+   * The deletes asked in one turn: one alone is its DELETE; more share one
+   * existence lookup on the primary first (see `#deleteOrFind`).
+   */
+  readonly #deletes = new BatchedLookups<Lookup, DeleteStep>((keys) =>
+    this.#deleteOrFind(keys)
+  );
 
   /**
    * Creates a store on a pool; the constructor sends no query.
@@ -373,10 +380,76 @@ export class PostgresStore implements Store {
     }
   }
 
-  /** Deletes the integration and, by cascade, its tools and tool cache. */
+  /**
+   * Deletes the integration and, by cascade, its tools and tool cache. A
+   * delete asked alone in its turn of the event loop is one DELETE; the
+   * deletes asked together first look their integrations up on the primary
+   * in one statement (see `#deleteOrFind`), and only those found send a
+   * DELETE each: under load, deletes of unknown integrations (404s) share a
+   * statement, as lookups do.
+   */
   async deleteIntegration(
     projectId: string,
     integrationId: string,
+  ): Promise<boolean> {
+    const step = await this.#lookUp(
+      this.#deletes,
+      (keys) => this.#deleteOrFind(keys),
+      projectId,
+      integrationId,
+    );
+    if (step === "present") return this.#delete(projectId, integrationId);
+    return step === "deleted";
+  }
+
+  /**
+   * The first step of the deletes of `keys`: a key alone is deleted at once
+   * (`"deleted"` or `undefined`), as a request alone sends it; more are
+   * looked up in one statement on the primary, never a replica (one behind
+   * would miss an integration just made): `"present"`, left to `#delete`,
+   * or `undefined`, a 404 that was true when the statement ran, after the
+   * request arrived. The lookup takes no lock, so batches cannot deadlock;
+   * it is a read, sent again after a lost connection like any other.
+   */
+  async #deleteOrFind(
+    keys: readonly Lookup[],
+  ): Promise<(DeleteStep | undefined)[]> {
+    if (keys.length === 1) {
+      const { projectId, id, parent } = keys[0]!;
+      return [
+        await this.#delete(projectId, id, parent) ? "deleted" : undefined,
+      ];
+    }
+    const rows = await retryLostConnection(
+      () =>
+        this.#ask(
+          { operation: "SELECT", table: "integrations" },
+          (sql) =>
+            sql<{ ordinal: number }[]>`
+            SELECT k.ordinal::int AS ordinal
+            FROM unnest(
+              ${keys.map((key) => key.projectId)}::uuid[],
+              ${keys.map((key) => key.id)}::uuid[]
+            ) WITH ORDINALITY AS k(project_id, integration_id, ordinal)
+            JOIN integrations i ON i.integration_id = k.integration_id
+              AND i.project_id = k.project_id`,
+          keys.map((key) => key.parent),
+        ),
+      this.#readRetry,
+    );
+    const found = new Array<DeleteStep | undefined>(keys.length);
+    for (const { ordinal } of rows) found[ordinal - 1] = "present";
+    return found;
+  }
+
+  /**
+   * One integration's DELETE on the primary, traced under `parent`: true
+   * when it deleted the row.
+   */
+  async #delete(
+    projectId: string,
+    integrationId: string,
+    parent: Context = context.active(),
   ): Promise<boolean> {
     // One statement is one transaction: the HTTP tools and the MCP tool cache
     // go with the integration by ON DELETE CASCADE, all or nothing. A
@@ -393,6 +466,7 @@ export class PostgresStore implements Store {
             DELETE FROM integrations
             WHERE project_id = ${projectId}
               AND integration_id = ${integrationId}`,
+          parent,
         ),
       this.#writeRetry,
     );
@@ -490,9 +564,9 @@ export class PostgresStore implements Store {
    * Looks `id` of `projectId` up with the other lookups of `lookups` asked
    * in this turn of the event loop, in one statement (see
    * `BatchedLookups`): a batch fails or succeeds for all its requests, is
-   * retried as any read, and shows in each request's trace. Ids that are
-   * not UUIDs are looked up alone by `lookUp`, so that Postgres refusing one
-   * fails only its request.
+   * retried as `lookUp` retries (a read, or a delete alone as a write), and
+   * shows in each request's trace. Ids that are not UUIDs are looked up
+   * alone by `lookUp`, so that Postgres refusing one fails only its request.
    */
   #lookUp<V>(
     lookups: BatchedLookups<Lookup, V>,
@@ -591,6 +665,12 @@ interface Lookup {
   id: string;
   parent: Context;
 }
+
+/**
+ * Where a delete stands after its turn's first statement: done, or its
+ * integration found and its own DELETE still to send.
+ */
+type DeleteStep = "deleted" | "present";
 
 /** What a workflow lookup reads of the row. */
 interface FlowRow {

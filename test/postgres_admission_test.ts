@@ -32,22 +32,41 @@ describe("The store's admission queue", () => {
       retryWithin: 0,
       onQuery: (query) => sent.push(query),
     });
+    // Four deletes wait for a row lock held elsewhere: the 4 places.
+    const lock = await harness.sql.reserve();
+    let locked = true;
+    const unlock = async () => {
+      locked = false;
+      await lock`ROLLBACK`;
+      lock.release();
+    };
     try {
-      // Four deletes wait for a row lock held elsewhere: the 4 places.
-      const lock = await harness.sql.reserve();
       await lock`BEGIN`;
       await lock`SELECT 1 FROM integrations
         WHERE integration_id = ${INTEGRATIONS.http} FOR UPDATE`;
+      // Asked together, they look the integration up first (answered at
+      // once), then all four take their places in the turn the answer comes
+      // in: once the first DELETE is sent, the places are theirs. (PGlite
+      // runs one statement at a time: there the lookup waits behind the
+      // lock, holding one place, and the lookup below times out all the
+      // same.)
+      const seeding = sent.length;
       const deletes = [1, 2, 3, 4].map(() =>
         store.deleteIntegration(PROJECT, INTEGRATIONS.http).catch((e) => e)
       );
-      await new Promise((resolve) => setTimeout(resolve, 100));
+      const waiting = () =>
+        harness.db.kind === "server"
+          ? !sent.slice(seeding).some((q) => /DELETE FROM integr/.test(q))
+          : sent.length === seeding;
+      for (let waited = 0; waiting() && waited < 5000; waited += 10) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.ok(!waiting());
       await assert.rejects(
         store.findFlow(PROJECT, FLOWS.webhook),
         PostgresTimeoutError,
       );
-      await lock`ROLLBACK`;
-      lock.release();
+      await unlock();
       await Promise.all(deletes);
       await new Promise((resolve) => setTimeout(resolve, 100));
       // The lookup was admitted when the deletes gave their places up at
@@ -59,6 +78,7 @@ describe("The store's admission queue", () => {
       assert.equal(flow?.flowId, FLOWS.webhook);
       assert.equal(flowLookups().length, 2);
     } finally {
+      if (locked) await unlock().catch(() => {});
       await close();
     }
   });

@@ -238,6 +238,57 @@ describe("Postgres store: queries per operation", () => {
     }
   });
 
+  it("looks the deletes asked in one turn up in one statement, then deletes those found", async () => {
+    const { store, close, statements } = await countedStore();
+    try {
+      let deleted: boolean[] = [];
+      const unknown = [
+        integration(1).replace("9e", "9f"), // none
+        integration(2).replace("9e", "9f"),
+      ];
+      // Deletes of unknown integrations: one lookup, no DELETE.
+      assert.equal(
+        await statements(async () => {
+          deleted = await Promise.all(
+            [P, OTHER].flatMap((project) =>
+              unknown.map((id) => store.deleteIntegration(project, id))
+            ),
+          );
+        }),
+        1,
+      );
+      assert.deepEqual(deleted, [false, false, false, false]);
+      // Two found (one asked twice), one another project's: the lookup, then
+      // a DELETE per delete found; of the two deletes of one integration,
+      // exactly one deletes it.
+      assert.equal(
+        await statements(async () => {
+          deleted = await Promise.all([
+            store.deleteIntegration(P, integration(1)),
+            store.deleteIntegration(OTHER, integration(2)),
+            store.deleteIntegration(P, integration(3)),
+            store.deleteIntegration(P, integration(1)),
+            store.deleteIntegration(P, unknown[0]!),
+          ]);
+        }),
+        1 + 3,
+      );
+      assert.deepEqual(deleted.toSorted(), [false, false, false, true, true]);
+      assert.equal(deleted[0]! !== deleted[3]!, true);
+      assert.deepEqual([deleted[1], deleted[2], deleted[4]], [
+        false,
+        true,
+        false,
+      ]);
+      const [left] = await harness.sql`
+        SELECT (SELECT count(*)::int FROM integrations) AS integrations,
+          (SELECT count(*)::int FROM http_tools) AS tools`;
+      assert.deepEqual({ ...left }, { integrations: 8, tools: 8 });
+    } finally {
+      await close();
+    }
+  });
+
   it("fails only the workflow lookup whose id Postgres refuses", async () => {
     const { store, close, statements } = await countedStore();
     try {
@@ -288,13 +339,27 @@ describe("Postgres store: concurrent deletes", () => {
     const first = await harness.freshStore(fixtures);
     const second = harness.openStore();
     try {
-      for (let i = 0; i < 10; i += 1) {
+      // One delete a turn on each (its DELETE at once)...
+      for (let i = 0; i < 5; i += 1) {
         const results = await Promise.all([
           first.store.deleteIntegration(P, integration(i)),
           second.store.deleteIntegration(P, integration(i)),
         ]);
         assert.deepEqual(results.toSorted(), [false, true], `round ${i}`);
       }
+      // ...then five a turn on each, in opposite orders (a lookup, then a
+      // DELETE each).
+      const rest = [5, 6, 7, 8, 9].map(integration);
+      const [ours, theirs] = await Promise.all([
+        Promise.all(rest.map((id) => first.store.deleteIntegration(P, id))),
+        Promise.all(
+          rest.toReversed().map((id) => second.store.deleteIntegration(P, id)),
+        ),
+      ]);
+      assert.deepEqual(
+        ours.map((deleted, i) => [deleted, theirs.toReversed()[i]].toSorted()),
+        rest.map(() => [false, true]),
+      );
       const [left] = await harness.sql`
         SELECT (SELECT count(*)::int FROM integrations) AS integrations,
           (SELECT count(*)::int FROM http_tools) AS tools`;
