@@ -37,7 +37,9 @@ describe("The installed package on PostgreSQL while backends are killed", {
     "needs DATABASE_URL: a server whose backends can be killed",
 }, () => {
   const project = mkdtempSync(join(tmpdir(), "callflow-kill-consumer-"));
-  const cli = join(project, "node_modules/@callflow/api/dist/server/cli.js");
+  const installed = join(project, "node_modules/@callflow/api");
+  /** The bin the installed package declares, as npx would run it. */
+  let cli: string;
   let db: TestDatabase;
 
   before(async () => {
@@ -60,6 +62,10 @@ describe("The installed package on PostgreSQL while backends are killed", {
         PATH: `${dirname(process.execPath)}:${process.env.PATH}`,
       },
     });
+    const { bin } = JSON.parse(
+      readFileSync(join(installed, "package.json"), "utf8"),
+    ) as { bin: Record<string, string> };
+    cli = join(installed, bin["callflow-api"]!);
     db = await createTestDatabase();
   });
   after(async () => {
