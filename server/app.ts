@@ -20,7 +20,7 @@ import { batchedLines, stdoutSink } from "./observability/log_lines.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { exportCompression } from "./gzip_pool/mod.ts";
 import { MemoryStore } from "../src/store/mod.ts";
-import type { ServerSettings } from "./settings.ts";
+import type { ServerSettings } from "./settings/settings.ts";
 import { startTelemetry } from "./observability/telemetry_sdk.ts";
 import type { Store } from "../src/store/mod.ts";
 
@@ -62,7 +62,7 @@ export interface ServerApp {
  * ```ts
  * import assert from "node:assert/strict";
  * import { openServerApp } from "./app.ts";
- * import { readServerSettings } from "./settings.ts";
+ * import { readServerSettings } from "./settings/settings.ts";
  *
  * const app = await openServerApp(readServerSettings({ LOG_LEVEL: "off" }));
  * const response = await app.handler(new Request("http://x/readyz"));

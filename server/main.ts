@@ -23,7 +23,7 @@ import { enableCompileCache } from "./runtimes/compile_cache.ts";
 // Before the server's modules load, so that Node caches them.
 enableCompileCache();
 const { runServer } = await import("./run_server.ts");
-const { readServerSettings } = await import("./settings.ts");
+const { readServerSettings } = await import("./settings/settings.ts");
 const { stdoutIsTerminal } = await import("./observability/log_lines.ts");
 
 try {

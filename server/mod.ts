@@ -37,7 +37,7 @@ import { fileURLToPath } from "node:url";
 import type { BunServer } from "./runtimes/bun.ts";
 import { serveApp } from "./run_server.ts";
 import { openServerApp } from "./app.ts";
-import { readServerSettings } from "./settings.ts";
+import { readServerSettings } from "./settings/settings.ts";
 import { stdoutIsTerminal } from "./observability/log_lines.ts";
 import { runtimeName } from "./runtimes/mod.ts";
 import {

@@ -9,7 +9,7 @@
  */
 import { announceTokens } from "./files/fixtures_file.ts";
 import { openServerApp, type ServerApp } from "./app.ts";
-import type { ServerSettings } from "./settings.ts";
+import type { ServerSettings } from "./settings/settings.ts";
 import { runtimeName, serve } from "./runtimes/mod.ts";
 import { shutDownOnStopSignal } from "./runtimes/shutdown.ts";
 import { flushCompileCacheSoon } from "./runtimes/compile_cache.ts";
@@ -28,7 +28,7 @@ import { flushCompileCacheSoon } from "./runtimes/compile_cache.ts";
  * ```ts ignore
  * import process from "node:process";
  * import { runServer } from "./run_server.ts";
- * import { readServerSettings } from "./settings.ts";
+ * import { readServerSettings } from "./settings/settings.ts";
  *
  * process.exitCode = await runServer(readServerSettings(process.env));
  * ```
@@ -51,7 +51,7 @@ export async function runServer(settings: ServerSettings): Promise<number> {
  * ```ts ignore
  * import { serveApp } from "./run_server.ts";
  * import { openServerApp } from "./app.ts";
- * import { readServerSettings } from "./settings.ts";
+ * import { readServerSettings } from "./settings/settings.ts";
  *
  * const settings = readServerSettings({ PORT: "0" });
  * await serveApp(await openServerApp(settings), settings);

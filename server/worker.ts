@@ -49,7 +49,7 @@ import {
   readServerSettings,
   type ServerSettings,
   SettingsError,
-} from "./settings.ts";
+} from "./settings/settings.ts";
 
 /** The bindings the Worker reads; all optional. */
 export interface WorkerEnv {

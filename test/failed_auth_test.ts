@@ -12,7 +12,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { openServerApp, type ServerApp } from "../server/app.ts";
 import { type RunningServer, serve } from "../server/runtimes/mod.ts";
-import { readServerSettings } from "../server/settings.ts";
+import { readServerSettings } from "../server/settings/settings.ts";
 import { clientKey, FailedAuthLimiter } from "../src/auth/failed_auth.ts";
 import { createHandler, type Handler } from "../src/handler.ts";
 import { demoFixtures } from "../src/store/demo_fixtures.ts";

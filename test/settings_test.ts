@@ -7,7 +7,10 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { readServerSettings, SettingsError } from "../server/settings.ts";
+import {
+  readServerSettings,
+  SettingsError,
+} from "../server/settings/settings.ts";
 
 describe("the export and shutdown settings", () => {
   it("default to 16 exports, 8 per project, a 60-s stall, a 30-s shutdown", () => {

@@ -32,7 +32,7 @@ import {
 } from "@opentelemetry/sdk-trace";
 import { createHandler, MemoryStore, type Store } from "../mod.ts";
 import { QueryTelemetry } from "../postgres/query_telemetry.ts";
-import { readTelemetrySettings } from "../server/settings.ts";
+import { readTelemetrySettings } from "../server/settings/settings.ts";
 import { apiFixtures, CALLS, TOKENS } from "./support/api_fixtures.ts";
 import {
   type OtlpReceiver,

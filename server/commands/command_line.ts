@@ -8,7 +8,7 @@
  */
 import process from "node:process";
 import { parseArgs, type ParseArgsConfig } from "node:util";
-import { SettingsError } from "../settings_error.ts";
+import { SettingsError } from "../settings/settings_error.ts";
 
 /** A mistake on the command line: the usage is printed, exit code 2. */
 export class UsageError extends Error {
@@ -34,7 +34,7 @@ export class UsageError extends Error {
  * ```ts
  * import assert from "node:assert/strict";
  * import { optionValue, UsageError } from "./command_line.ts";
- * import { parsePort } from "../settings.ts";
+ * import { parsePort } from "../settings/settings.ts";
  *
  * assert.equal(optionValue(() => parsePort("80", "--port")), 80);
  * assert.throws(() => optionValue(() => parsePort("x", "--port")), UsageError);

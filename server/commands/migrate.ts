@@ -18,7 +18,7 @@ import { migrate } from "../../postgres/migrate.ts";
 import { seedFixtures } from "../../postgres/seed_fixtures.ts";
 import type { Command } from "./command_line.ts";
 import { loadStartFixtures } from "../app.ts";
-import { readServerSettings } from "../settings.ts";
+import { readServerSettings } from "../settings/settings.ts";
 
 /** The command's help text. */
 export const MIGRATE_USAGE = `Usage: callflow-api migrate [options]

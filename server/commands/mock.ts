@@ -33,7 +33,7 @@ import {
   serve,
 } from "../runtimes/mod.ts";
 import { type Command, optionValue } from "./command_line.ts";
-import { parsePort, parsePositiveInteger } from "../settings.ts";
+import { parsePort, parsePositiveInteger } from "../settings/settings.ts";
 import { loadStartFixtures, startFixtures } from "../app.ts";
 import { referencePage } from "../files/reference_page.ts";
 import { onStopSignal } from "../runtimes/shutdown.ts";

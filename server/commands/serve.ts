@@ -12,7 +12,7 @@
 import process from "node:process";
 import { type Command, optionValue } from "./command_line.ts";
 import { runServer } from "../run_server.ts";
-import { parsePort, readServerSettings } from "../settings.ts";
+import { parsePort, readServerSettings } from "../settings/settings.ts";
 import { stdoutIsTerminal } from "../observability/log_lines.ts";
 
 /** The command's help text. */

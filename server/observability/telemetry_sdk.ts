@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { TelemetrySettings } from "../settings.ts";
+import type { TelemetrySettings } from "../settings/settings.ts";
 
 /** The SDK, running: flush and stop it on shutdown. */
 export interface Telemetry {

@@ -15,17 +15,17 @@ import {
   LOG_LEVELS,
   type LogFormat,
   type LogLevel,
-} from "../src/telemetry/mod.ts";
+} from "../../src/telemetry/mod.ts";
 import {
   DEFAULT_MAX_CONCURRENT_EXPORTS,
   defaultProjectShare,
-} from "../src/operations/mod.ts";
-import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../src/operations/mod.ts";
-import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "../src/http/mod.ts";
+} from "../../src/operations/mod.ts";
+import { DEFAULT_EXPORT_STALL_TIMEOUT_MS } from "../../src/operations/mod.ts";
+import { DEFAULT_EXPORT_MIN_BYTES_PER_SECOND } from "../../src/http/mod.ts";
 import {
   DEFAULT_AUTH_FAILURE_LIMIT,
   DEFAULT_AUTH_FAILURE_WINDOW_MS,
-} from "../src/auth/mod.ts";
+} from "../../src/auth/mod.ts";
 import { SettingsError } from "./settings_error.ts";
 
 export { SettingsError };
