@@ -3,7 +3,8 @@
  * names, in its tree and in backticks, exists, so that the page a newcomer
  * reads first does not lead them to a file that moved; and its layer picture
  * is the one drawn from the order declared in layers.json, which
- * `npm run check:layers` enforces.
+ * `npm run check:layers` enforces. And server/ keeps its files grouped by
+ * concern, as src/ does: at most 8 at its root.
  *
  * @module
  */
@@ -69,5 +70,11 @@ describe(DOCUMENT, () => {
       if (!existsSync(`${ROOT}${path}`)) missing.push(path);
     }
     assert.deepEqual(missing, []);
+  });
+
+  it("finds server/'s files grouped by concern: at most 8 at its root", () => {
+    const files = readdirSync(`${ROOT}server`, { withFileTypes: true })
+      .filter((entry) => entry.isFile()).map((entry) => entry.name);
+    assert.ok(files.length <= 8, `server/ holds ${files.join(", ")}`);
   });
 });
