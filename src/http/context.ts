@@ -83,7 +83,8 @@ export class Context<Vars extends object = Record<never, never>> {
    * RFC 9112, 6.3), so that a step that records bodies (the mock's journal)
    * need not look for one: on @hono/node-server, touching `request.body`
    * builds a whole web `Request`.
-   * Set by a runtime's step (`server/runtimes/node_body_framing.ts`);
+   * Set by a runtime's step (`server/runtimes/node_body_framing.ts`), and
+   * by routing once the headers declared no body (for the error renderer);
    * default `false`: the body is looked at.
    */
   bodyless = false;

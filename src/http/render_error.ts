@@ -58,7 +58,7 @@ export function errorRenderer(loggers: ErrorLoggers): ErrorRenderer {
     if (error instanceof ClientGoneError) {
       logInfo(requestId, `client went away: ${error.detail}`);
     }
-    if (leavesLargeBody(request)) {
+    if (!context.bodyless && leavesLargeBody(request)) {
       context.headers = { ...context.headers, connection: "close" };
     }
     if (error instanceof HttpError || error instanceof RequestValidationError) {

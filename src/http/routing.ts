@@ -79,8 +79,11 @@ export function routeRequests(
       refuseDeclaredOver(request, target.bodyLimit);
       return next();
     }
-    return declaresBody(request)
-      ? discardSmallBody(request, bodyTimeoutMs).then(next)
-      : next();
+    if (declaresBody(request)) {
+      return discardSmallBody(request, bodyTimeoutMs).then(next);
+    }
+    // Noted for the error renderer, which need not read the headers again.
+    context.bodyless = true;
+    return next();
   });
 }

@@ -94,10 +94,18 @@ export function levelOf(request: FinishedRequest): Exclude<LogLevel, "off"> {
  * ```
  */
 export function jsonLine(request: FinishedRequest): string {
+  return jsonLineAt(request, levelOf(request));
+}
+
+/** {@linkcode jsonLine} at a level already found. */
+function jsonLineAt(
+  request: FinishedRequest,
+  level: Exclude<LogLevel, "off">,
+): string {
   // Written out rather than through an object: the same text as
   // JSON.stringify of one, in a fraction of the time. The time and the level
   // never need escaping; numbers print as JSON prints them.
-  let line = `{"time":"${request.time}","level":"${levelOf(request)}",` +
+  let line = `{"time":"${request.time}","level":"${level}",` +
     `"request_id":${jsonString(request.requestId)},` +
     `"method":${jsonString(request.method)},` +
     `"path":${jsonString(request.path)},"status":${request.status},` +
@@ -194,9 +202,11 @@ export function createAccessLog(
 ): (request: FinishedRequest) => void {
   const { level = "info", format = "json", write = console.log } = options;
   const threshold = LOG_LEVELS.indexOf(level);
-  const render = format === "pretty" ? prettyLine : jsonLine;
+  // The level is found once a line: the JSON line prints it.
+  const render = format === "pretty" ? prettyLine : jsonLineAt;
   return (request) => {
-    if (LOG_LEVELS.indexOf(levelOf(request)) < threshold) return;
-    write(render(request));
+    const level = levelOf(request);
+    if (LOG_LEVELS.indexOf(level) < threshold) return;
+    write(render(request, level));
   };
 }
