@@ -149,9 +149,10 @@ export class Drain {
  * response to `context`'s request is sent or dropped. Called as the request
  * arrives, before it is answered (so that an event of the connection is
  * not missed); returns what the draining step calls with the answer when
- * the runtime learns the end from the answer (Bun, Deno), or nothing when it
- * learns it otherwise (Node's `close`): the draining step waits for the
- * answer once, for both.
+ * the runtime learns the end from the answer (Deno's, for a body built
+ * whole), or nothing when it learns it otherwise (Node's `close`): the
+ * draining step waits for the answer once, for both. (Bun's draining step is
+ * its own, `bunDrainingStep`.)
  */
 export type ResponseEnd = (
   context: Context,
