@@ -149,10 +149,11 @@ export class Drain {
  * response to `context`'s request is sent or dropped. Called as the request
  * arrives, before it is answered (so that an event of the connection is
  * not missed); returns what the draining step calls with the answer when
- * the runtime learns the end from the answer (Deno's, for a body built
- * whole), or nothing when it learns it otherwise (Node's `close`): the
- * draining step waits for the answer once, for both. (Bun's draining step is
- * its own, `bunDrainingStep`.)
+ * the runtime learns the end from the answer (Node's without an `outgoing`
+ * message: once answered), or nothing when it learns it otherwise (Node's
+ * `close`): the draining step waits for the answer once, for both. (Bun's
+ * and Deno's draining steps are their own, `bunDrainingStep` and
+ * `denoDrainingStep`.)
  */
 export type ResponseEnd = (
   context: Context,
@@ -167,9 +168,6 @@ export type ResponseEnd = (
  *
  * @param drain The server's count (see `shutDown`).
  * @param responseEnd When the runtime's response is over.
- * @param runtimeAnswer What the runtime makes of each answer before the
- * drain sees it (Deno's `denoAnswer`), done here rather than in a step of
- * its own after this one: a step fewer a request.
  * @returns The step.
  *
  * @example
@@ -196,17 +194,12 @@ export type ResponseEnd = (
 export function drainingStep(
   drain: Drain,
   responseEnd: ResponseEnd,
-  runtimeAnswer?: (context: Context, response: Response) => Response,
 ): Middleware {
   return (context, next) => {
     const done = drain.arrive(context.request);
     const answered = responseEnd(context, done);
     return next().then((response) => {
-      const answer = drain.respond(
-        runtimeAnswer === undefined
-          ? response
-          : runtimeAnswer(context, response),
-      );
+      const answer = drain.respond(response);
       answered?.(answer);
       return answer;
     }, (error: unknown) => {

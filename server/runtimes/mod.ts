@@ -9,7 +9,7 @@ import type { RunningServer, ServeOptions } from "./server.ts";
 import type { Handler } from "../../src/handler.ts";
 import type { Middleware } from "../../src/http/mod.ts";
 import { bunDrainingStep, bunExportTimeouts } from "./bun.ts";
-import { denoAnswer, denoClosingConnection, denoResponseEnd } from "./deno.ts";
+import { denoClosingConnection, denoDrainingStep } from "./deno.ts";
 import { type Drain, drainingStep } from "./drain.ts";
 import { nodeResponseEnd } from "./node_response_end.ts";
 import { nodeBodyFraming } from "./node_body_framing.ts";
@@ -41,9 +41,10 @@ export function runtimeName(): RuntimeName {
 interface RuntimeSteps {
   /**
    * Its draining step, which also does the runtime's own work on each
-   * answer: `drainingStep` told when one of its responses is over (on Deno
-   * also closing the connection an answer says to close); on Bun a step of
-   * its own, which also keeps the idle timeout off a streamed body.
+   * answer: on Node `drainingStep` told when one of its responses is over;
+   * on Deno and Bun a step of their own, which on Deno also closes the
+   * connection an answer says to close, and on Bun keeps the idle timeout
+   * off a streamed body.
    */
   draining: (drain: Drain) => Middleware;
   /** Its own steps without a draining step. */
@@ -56,7 +57,7 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
     undrained: [],
   },
   deno: {
-    draining: (drain) => drainingStep(drain, denoResponseEnd, denoAnswer),
+    draining: denoDrainingStep,
     undrained: [denoClosingConnection],
   },
   bun: {
