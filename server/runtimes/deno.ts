@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context, Middleware } from "../../src/http/mod.ts";
-import type { Drain } from "./drain.ts";
+import { countingStep, type Drain } from "./drain.ts";
 import {
   type RunningServer,
   type ServedHandler,
@@ -92,18 +92,7 @@ interface DenoRuntime {
  * ```
  */
 export function denoDrainingStep(drain: Drain): Middleware {
-  // Only when the error renderer failed: the response is over.
-  const failed = (error: unknown): never => {
-    drain.leave();
-    throw error;
-  };
-  return (context, next) => {
-    drain.enter(context.request);
-    return next().then(
-      (response) => denoDrained(drain, context, response),
-      failed,
-    );
-  };
+  return countingStep(drain, denoDrained);
 }
 
 /** The answer of {@linkcode denoDrainingStep}, its end noted in `drain`. */

@@ -208,3 +208,51 @@ export function drainingStep(
     });
   };
 }
+
+/**
+ * A draining step that leaves the end of each response to `answered`: it
+ * counts each request in `drain` ({@linkcode Drain.enter}) and hands the
+ * answer to `answered`, which returns the response to send and calls
+ * {@linkcode Drain.leave} exactly once, when the response is over (at
+ * once for a whole answer: one callback a request, no function to call at
+ * its end). What the steps after it throw (only when the error renderer
+ * failed) is over at once. For the runtimes whose draining step is their
+ * own (`bunDrainingStep`, `denoDrainingStep`).
+ *
+ * @param drain The server's count (see `shutDown`).
+ * @param answered What the runtime does with each answer.
+ * @returns The step.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compose, Context, type Middleware } from "../../src/http/mod.ts";
+ * import { countingStep, Drain } from "./drain.ts";
+ *
+ * const drain = new Drain();
+ * const step = countingStep(drain, (drain, _context, response) => {
+ *   drain.leave(); // over once answered
+ *   return drain.respond(response);
+ * });
+ * const answer: Middleware = (context) => Promise.resolve(context.empty(204));
+ * const run = compose([step, answer], (context) => context.empty(500));
+ * await run(new Context(new Request("http://x/")));
+ * assert.equal(drain.inFlight, 0);
+ * ```
+ */
+export function countingStep(
+  drain: Drain,
+  answered: (drain: Drain, context: Context, response: Response) => Response,
+): Middleware {
+  const failed = (error: unknown): never => {
+    drain.leave();
+    throw error;
+  };
+  return (context, next) => {
+    drain.enter(context.request);
+    return next().then(
+      (response) => answered(drain, context, response),
+      failed,
+    );
+  };
+}
