@@ -464,9 +464,9 @@ const NO_BODY: NotedBody = { body: null, truncated: false };
  * Whether a request may carry a body, told without touching it: a GET or HEAD
  * cannot, `Content-Length: 0` (what fetch and Python's requests send for a
  * POST without a body) says there is none, and so does the server when it
- * knows (`context.bodyless`: on Node, what `curl -X POST` sends). On
+ * knows (`context.bodyless`: on Node and Deno, what `curl -X POST` sends). On
  * @hono/node-server, reading `request.body` builds a full Request with
- * streams over the socket.
+ * streams over the socket; Deno hands such a `POST` an empty stream.
  */
 function mayHaveBody(context: Context): boolean {
   const { method, headers } = context.request;

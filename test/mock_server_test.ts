@@ -414,10 +414,6 @@ describe(`mock command under ${runtimeName()}`, () => {
 
   it(
     "journals a POST sent with no length (curl -X POST) as one without a body",
-    {
-      // Deno hands such a request an empty stream, which the journal reads.
-      skip: runtimeName() === "deno",
-    },
     async () => {
       await fetch(`${started.url}/__mock/reset`, { method: "POST" });
       const { host } = new URL(started.url);

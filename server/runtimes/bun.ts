@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context, Middleware, WatchedBody } from "../../src/http/mod.ts";
-import type { Drain } from "./drain.ts";
+import { countingStep, type Drain } from "./drain.ts";
 import {
   type RunningServer,
   type ServedHandler,
@@ -108,18 +108,7 @@ export function serveBun(
  * ```
  */
 export function bunDrainingStep(drain: Drain): Middleware {
-  // Only when the error renderer failed: the response is over.
-  const failed = (error: unknown): never => {
-    drain.leave();
-    throw error;
-  };
-  return (context, next) => {
-    drain.enter(context.request);
-    return next().then(
-      (response) => bunAnswered(drain, context, response),
-      failed,
-    );
-  };
+  return countingStep(drain, bunAnswered);
 }
 
 /** The answer of {@linkcode bunDrainingStep}, its end noted in `drain`. */

@@ -4,7 +4,7 @@
  * @module
  */
 import type { Context, Middleware } from "../../src/http/mod.ts";
-import type { ResponseEnd } from "./drain.ts";
+import { countingStep, type Drain } from "./drain.ts";
 import {
   type RunningServer,
   type ServedHandler,
@@ -40,46 +40,77 @@ interface DenoRuntime {
 }
 
 /**
- * A response under `Deno.serve` is over, for the draining step: an answer
- * the context built from a whole body (nearly all of them) once it is
- * answered, as on Bun, since Deno hands it to the socket at once and its
- * `shutdown()` still waits for it; any other (an export's stream, a body cut
- * to close the connection) when `info.completed` settles: the body sent or
- * dropped (Deno 2.x); on hosts without it (older Deno), when it is answered.
- * Reading `info.completed` makes Deno build a promise and settle it after
- * sending, about 1 µs a request (a tenth of a bare answer's CPU): only
- * streams wait for it.
+ * The draining step of a server on `Deno.serve` (see `drainingStep`): it
+ * counts each request in `drain` until its response is over, and once the
+ * drain has begun asks each client to close its connection; on its way back
+ * it also closes the connection an answer says to close, as
+ * {@linkcode denoClosingConnection} does (one step fewer a request). A
+ * response under `Deno.serve` is over, for the drain: an answer the context
+ * built from a whole body (nearly all of them) once it is answered, as on
+ * Bun, since Deno hands it to the socket at once and its `shutdown()` still
+ * waits for it; any other (an export's stream, a body cut to close the
+ * connection) when `info.completed` settles: the body sent or dropped (Deno
+ * 2.x); on hosts without it (older Deno), when it is answered. Reading
+ * `info.completed` makes Deno build a promise and settle it after sending,
+ * about 1 µs a request (a tenth of a bare answer's CPU): only streams wait
+ * for it. A whole answer costs it one callback, and no function to call at
+ * its end.
+ *
+ * @param drain The server's count (see `shutDown`).
+ * @returns The step.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { Context } from "../../src/http/mod.ts";
- * import { denoResponseEnd } from "./deno.ts";
+ * import { compose, Context, type Middleware } from "../../src/http/mod.ts";
+ * import { denoDrainingStep } from "./deno.ts";
+ * import { Drain } from "./drain.ts";
  *
+ * const drain = new Drain();
  * const { promise: completed, resolve: sent } = Promise.withResolvers<void>();
- * const streamed = new Context(new Request("http://x/"), { completed });
- * let over = false;
- * denoResponseEnd(streamed, () => over = true)!(new Response("a stream"));
- * await Promise.resolve();
- * assert.equal(over, false);
+ * const streamed: Middleware = () => Promise.resolve(new Response("a stream"));
+ * const run = compose(
+ *   [denoDrainingStep(drain), streamed],
+ *   (context) => context.empty(500),
+ * );
+ * await run(new Context(new Request("http://x/"), { completed }));
+ * assert.equal(drain.inFlight, 1); // until Deno has sent it
  * sent();
  * await completed;
  * await Promise.resolve();
- * assert.equal(over, true);
+ * assert.equal(drain.inFlight, 0);
  *
- * const whole = new Context(new Request("http://x/"), { completed });
- * let answered = false;
- * denoResponseEnd(whole, () => answered = true)!(whole.json({ ok: true }));
- * assert.equal(answered, true);
+ * drain.begin();
+ * const whole: Middleware = (context) => Promise.resolve(context.json({}));
+ * const answer = compose(
+ *   [denoDrainingStep(drain), whole],
+ *   (context) => context.empty(500),
+ * );
+ * const response = await answer(new Context(new Request("http://x/"), { completed }));
+ * assert.equal(response.headers.get("connection"), "close");
+ * assert.equal(drain.inFlight, 0); // over once answered
  * ```
  */
-export const denoResponseEnd: ResponseEnd = (context, done) => (answer) => {
+export function denoDrainingStep(drain: Drain): Middleware {
+  return countingStep(drain, denoDrained);
+}
+
+/** The answer of {@linkcode denoDrainingStep}, its end noted in `drain`. */
+function denoDrained(
+  drain: Drain,
+  context: Context,
+  response: Response,
+): Response {
+  const answer = drain.respond(denoAnswer(context, response));
   const info = context.runtimeArgument as DenoServeInfo | undefined;
   if (context.built?.response === answer || info?.completed === undefined) {
-    return done();
+    drain.leave();
+  } else {
+    const done = drain.leaver();
+    info.completed.then(done, done);
   }
-  info.completed.then(done, done);
-};
+  return answer;
+}
 
 /**
  * How much of a request body Deno may read after a `Connection: close`
@@ -184,8 +215,8 @@ export const denoClosingConnection: Middleware = (context, next) =>
 
 /**
  * What {@linkcode denoClosingConnection} makes of an answer, for a step that
- * does it on its way back beside its own work (the draining step, one step
- * fewer a request; see `runtimeSteps`).
+ * does it on its way back beside its own work ({@linkcode denoDrainingStep},
+ * one step fewer a request).
  *
  * @param context The request's context.
  * @param response The answer of the steps after it.

@@ -149,10 +149,11 @@ export class Drain {
  * response to `context`'s request is sent or dropped. Called as the request
  * arrives, before it is answered (so that an event of the connection is
  * not missed); returns what the draining step calls with the answer when
- * the runtime learns the end from the answer (Deno's, for a body built
- * whole), or nothing when it learns it otherwise (Node's `close`): the
- * draining step waits for the answer once, for both. (Bun's draining step is
- * its own, `bunDrainingStep`.)
+ * the runtime learns the end from the answer (Node's without an `outgoing`
+ * message: once answered), or nothing when it learns it otherwise (Node's
+ * `close`): the draining step waits for the answer once, for both. (Bun's
+ * and Deno's draining steps are their own, `bunDrainingStep` and
+ * `denoDrainingStep`.)
  */
 export type ResponseEnd = (
   context: Context,
@@ -167,9 +168,6 @@ export type ResponseEnd = (
  *
  * @param drain The server's count (see `shutDown`).
  * @param responseEnd When the runtime's response is over.
- * @param runtimeAnswer What the runtime makes of each answer before the
- * drain sees it (Deno's `denoAnswer`), done here rather than in a step of
- * its own after this one: a step fewer a request.
  * @returns The step.
  *
  * @example
@@ -196,22 +194,65 @@ export type ResponseEnd = (
 export function drainingStep(
   drain: Drain,
   responseEnd: ResponseEnd,
-  runtimeAnswer?: (context: Context, response: Response) => Response,
 ): Middleware {
   return (context, next) => {
     const done = drain.arrive(context.request);
     const answered = responseEnd(context, done);
     return next().then((response) => {
-      const answer = drain.respond(
-        runtimeAnswer === undefined
-          ? response
-          : runtimeAnswer(context, response),
-      );
+      const answer = drain.respond(response);
       answered?.(answer);
       return answer;
     }, (error: unknown) => {
       if (answered !== undefined) done();
       throw error;
     });
+  };
+}
+
+/**
+ * A draining step that leaves the end of each response to `answered`: it
+ * counts each request in `drain` ({@linkcode Drain.enter}) and hands the
+ * answer to `answered`, which returns the response to send and calls
+ * {@linkcode Drain.leave} exactly once, when the response is over (at
+ * once for a whole answer: one callback a request, no function to call at
+ * its end). What the steps after it throw (only when the error renderer
+ * failed) is over at once. For the runtimes whose draining step is their
+ * own (`bunDrainingStep`, `denoDrainingStep`).
+ *
+ * @param drain The server's count (see `shutDown`).
+ * @param answered What the runtime does with each answer.
+ * @returns The step.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compose, Context, type Middleware } from "../../src/http/mod.ts";
+ * import { countingStep, Drain } from "./drain.ts";
+ *
+ * const drain = new Drain();
+ * const step = countingStep(drain, (drain, _context, response) => {
+ *   drain.leave(); // over once answered
+ *   return drain.respond(response);
+ * });
+ * const answer: Middleware = (context) => Promise.resolve(context.empty(204));
+ * const run = compose([step, answer], (context) => context.empty(500));
+ * await run(new Context(new Request("http://x/")));
+ * assert.equal(drain.inFlight, 0);
+ * ```
+ */
+export function countingStep(
+  drain: Drain,
+  answered: (drain: Drain, context: Context, response: Response) => Response,
+): Middleware {
+  const failed = (error: unknown): never => {
+    drain.leave();
+    throw error;
+  };
+  return (context, next) => {
+    drain.enter(context.request);
+    return next().then(
+      (response) => answered(drain, context, response),
+      failed,
+    );
   };
 }

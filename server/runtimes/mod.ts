@@ -9,10 +9,11 @@ import type { RunningServer, ServeOptions } from "./server.ts";
 import type { Handler } from "../../src/handler.ts";
 import type { Middleware } from "../../src/http/mod.ts";
 import { bunDrainingStep, bunExportTimeouts } from "./bun.ts";
-import { denoAnswer, denoClosingConnection, denoResponseEnd } from "./deno.ts";
+import { denoClosingConnection, denoDrainingStep } from "./deno.ts";
 import { type Drain, drainingStep } from "./drain.ts";
 import { nodeResponseEnd } from "./node_response_end.ts";
 import { nodeBodyFraming } from "./node_body_framing.ts";
+import { denoBodyFraming } from "./deno_body_framing.ts";
 
 export type { RunningServer, ServeOptions } from "./server.ts";
 
@@ -40,9 +41,10 @@ export function runtimeName(): RuntimeName {
 interface RuntimeSteps {
   /**
    * Its draining step, which also does the runtime's own work on each
-   * answer: `drainingStep` told when one of its responses is over (on Deno
-   * also closing the connection an answer says to close); on Bun a step of
-   * its own, which also keeps the idle timeout off a streamed body.
+   * answer: on Node `drainingStep` told when one of its responses is over;
+   * on Deno and Bun a step of their own, which on Deno also closes the
+   * connection an answer says to close, and on Bun keeps the idle timeout
+   * off a streamed body.
    */
   draining: (drain: Drain) => Middleware;
   /** Its own steps without a draining step. */
@@ -55,7 +57,7 @@ const RUNTIME_STEPS: Readonly<Record<RuntimeName, RuntimeSteps>> = {
     undrained: [],
   },
   deno: {
-    draining: (drain) => drainingStep(drain, denoResponseEnd, denoAnswer),
+    draining: denoDrainingStep,
     undrained: [denoClosingConnection],
   },
   bun: {
@@ -91,10 +93,10 @@ export function runtimeSteps(drain?: Drain): readonly Middleware[] {
 
 /**
  * The steps a layer that records request bodies (the mock's journal) adds
- * after {@linkcode runtimeSteps}: on Node, `nodeBodyFraming`, which tells the
- * context a request came without a body, so that the journal need not
- * touch `request.body`; none elsewhere. The API reads no body it was not
- * given, and goes without it.
+ * after {@linkcode runtimeSteps}: on Node `nodeBodyFraming`, on Deno
+ * `denoBodyFraming`, which tell the context a request came without a body,
+ * so that the journal need not touch `request.body`; none on Bun. The API
+ * reads no body it was not given, and goes without them.
  *
  * @returns The steps, in order.
  *
@@ -103,13 +105,17 @@ export function runtimeSteps(drain?: Drain): readonly Middleware[] {
  * import assert from "node:assert/strict";
  * import { bodyFramingSteps, runtimeName } from "./mod.ts";
  *
- * assert.equal(bodyFramingSteps().length, runtimeName() === "node" ? 1 : 0);
+ * assert.equal(bodyFramingSteps().length, runtimeName() === "bun" ? 0 : 1);
  * ```
  */
 export function bodyFramingSteps(): readonly Middleware[] {
-  return runtimeName() === "node" ? BODY_FRAMING : [];
+  return BODY_FRAMING[runtimeName()];
 }
-const BODY_FRAMING = [nodeBodyFraming];
+const BODY_FRAMING: Readonly<Record<RuntimeName, readonly Middleware[]>> = {
+  node: [nodeBodyFraming],
+  deno: [denoBodyFraming],
+  bun: [],
+};
 
 /**
  * Serves a handler on the current runtime; resolves once it listens. The
