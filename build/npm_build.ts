@@ -12,6 +12,7 @@ import { cpSync, globSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { buildStart } from "./start_build.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
@@ -45,6 +46,7 @@ for (const entry of assets) {
 }
 
 bundleBin();
+buildStart(root);
 
 /**
  * Bundles `server/cli.ts` into `dist/bin/cli.js` with `bun build
