@@ -39,10 +39,38 @@ import { fileURLToPath } from "node:url";
 
 /**
  * The packages bundled: those every start loads (croner, for the fixtures'
- * schedules), which Bun would otherwise parse at each start. The others stay
- * external, loaded when used.
+ * schedules), which Bun would otherwise parse at each start (1.2 ms of CPU).
+ * The others stay external, loaded when used.
  */
 const BUNDLED = ["croner"];
+
+/**
+ * `bun build`'s options that keep every package of `root`'s package.json
+ * external but those every start loads ({@linkcode BUNDLED}); used for the
+ * bin too (build/npm_build.ts).
+ *
+ * @param root The project's root.
+ * @returns One `--external=<name>` a package.
+ *
+ * @example
+ * ```ts ignore
+ * import { externalPackages } from "./start_build.ts";
+ *
+ * console.log(externalPackages(process.cwd()).join(" "));
+ * ```
+ */
+export function externalPackages(root: string): string[] {
+  const manifest = JSON.parse(
+    readFileSync(join(root, "package.json"), "utf8"),
+  ) as Record<string, Record<string, string> | undefined>;
+  return [
+    "dependencies",
+    "peerDependencies",
+    "optionalDependencies",
+  ].flatMap((field) => Object.keys(manifest[field] ?? {}))
+    .filter((name) => !BUNDLED.includes(name))
+    .map((name) => `--external=${name}`);
+}
 
 /** One source of a bundle: its path from the root, mtime (whole ms), size. */
 export type StartSource = [path: string, mtimeMs: number, size: number];
@@ -71,16 +99,7 @@ export function buildStart(root: string): StartSource[] {
     ["node", "--target=node", "--format=esm", "--splitting"],
     ["bun", "--target=bun", "--format=cjs", "--bytecode"],
   ];
-  const manifest = JSON.parse(
-    readFileSync(join(root, "package.json"), "utf8"),
-  ) as Record<string, Record<string, string> | undefined>;
-  const external = [
-    "dependencies",
-    "peerDependencies",
-    "optionalDependencies",
-  ].flatMap((field) => Object.keys(manifest[field] ?? {}))
-    .filter((name) => !BUNDLED.includes(name))
-    .map((name) => `--external=${name}`);
+  const external = externalPackages(root);
   const began = Date.now();
   const inputs = new Map<string, StartSource>();
   for (const [name, ...options] of bundles) {
