@@ -9,13 +9,16 @@
  * - Node: `npm start`'s command (read from package.json, run without npm),
  *   `node server/main.ts`, `node server/cli.ts mock`,
  *   and the built package's bin `callflow-api serve` and `mock`
- *   (package.json's `bin`, built here by `npm run build`), against
+ *   (package.json's `bin`, built here by `npm run build`, which also builds
+ *   `dist/start/`, what `npm start` runs while its sources are unchanged:
+ *   build/start_build.ts), against
  *   `node:http` answering a constant; `node-fetch` is @hono/node-server
  *   answering a constant, Node's floor for any Fetch handler (it loads
  *   Node's `Request` and `Response`, undici);
  * - Deno: `deno serve --allow-net --allow-env --allow-read server/mod.ts`
  *   against `deno serve` of a constant;
- * - Bun: `bun server/main.ts`, and the built bin's `serve` and `mock` under
+ * - Bun: `npm run start:bun`'s command (as `npm start`'s), `bun
+ *   server/main.ts`, and the built bin's `serve` and `mock` under
  *   Bun (`bun dist/bin/cli.js`, as `bunx --bun callflow-api` runs it),
  *   against Bun serving a constant (its default export, served by
  *   `Bun.serve`);
@@ -126,6 +129,8 @@ function checkoutLaunchers(dir: string, suffix: string): Launcher[] {
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const cli = join(dir, manifest.bin["callflow-api"] as string);
   const npmStart = (manifest.scripts.start as string).split(" ").slice(1);
+  const bunStart = (manifest.scripts["start:bun"] as string).split(" ")
+    .slice(1);
   const portArgs = (port: number) => ["--port", String(port)];
   return [
     {
@@ -168,6 +173,13 @@ function checkoutLaunchers(dir: string, suffix: string): Launcher[] {
       bare: "deno serve",
       group: "deno",
       command: (port) => [b("deno"), ...denoServeArgs(port)],
+      cwd: dir,
+    },
+    {
+      name: `npm run start:bun${suffix}`,
+      bare: "Bun.serve",
+      group: "bun",
+      command: () => [b("bun"), ...bunStart],
       cwd: dir,
     },
     {

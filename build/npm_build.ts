@@ -12,6 +12,7 @@ import { cpSync, globSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { buildStart, externalPackages } from "./start_build.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
@@ -45,12 +46,14 @@ for (const entry of assets) {
 }
 
 bundleBin();
+buildStart(root);
 
 /**
  * Bundles `server/cli.ts` into `dist/bin/cli.js` with `bun build
  * --splitting`: each command's modules in chunks loaded when it runs, the
  * packages left external (imported from `node_modules` as the library's
- * modules import them). Node's ESM loader spends about 0.5 ms on each module,
+ * modules import them) but croner, which every start loads
+ * (`externalPackages`). Node's ESM loader spends about 0.5 ms on each module,
  * and a start loads about 80 of them: bundled, `callflow-api serve` starts in
  * about a third less CPU. The Deno deflate worker is an entry of its own,
  * `dist/bin/deflate_worker.js`, beside the chunk that starts it
@@ -64,7 +67,7 @@ function bundleBin(): void {
       "--target=node",
       "--format=esm",
       "--splitting",
-      "--packages=external",
+      ...externalPackages(root),
       "--entry-naming=[name].[ext]",
       `--outdir=${join(dist, "bin")}`,
       join(root, "server", "cli.ts"),

@@ -20,16 +20,21 @@ import "./runtimes/require_supported_runtime.ts";
 import process from "node:process";
 import { enableCompileCache } from "./runtimes/compile_cache.ts";
 
-// Before the server's modules load, so that Node caches them.
-enableCompileCache();
-const { runServer } = await import("./run_server.ts");
-const { readServerSettings } = await import("./settings/settings.ts");
-const { stdoutIsTerminal } = await import("./observability/log_lines.ts");
-
-try {
-  const settings = readServerSettings(process.env, stdoutIsTerminal());
-  process.exit(await runServer(settings));
-} catch (error) {
-  console.error(error instanceof Error ? error.message : error);
-  process.exit(1);
+/** Reads the settings and serves; the exit code. */
+async function main(): Promise<number> {
+  const { runServer } = await import("./run_server.ts");
+  const { readServerSettings } = await import("./settings/settings.ts");
+  const { stdoutIsTerminal } = await import("./observability/log_lines.ts");
+  return await runServer(readServerSettings(process.env, stdoutIsTerminal()));
 }
+
+// Before the server's modules load, so that Node caches them. No top-level
+// await: Bun's bytecode is for CommonJS only (see build/start_build.ts).
+enableCompileCache();
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    console.error(error instanceof Error ? error.message : error);
+    process.exit(1);
+  },
+);

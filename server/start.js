@@ -1,14 +1,57 @@
 /**
- * `npm start`: `server/main.ts` under Node, with Node's compile cache on
- * before its first TypeScript file is read. Stripping TypeScript loads a
- * WebAssembly compiler, which costs more than the rest of a cached start;
- * from the cache Node strips nothing, but only JavaScript runs before the
- * cache can be turned on. Hence this one JavaScript file; everything it does
- * is explained in server/runtimes/compile_cache.ts.
+ * `npm start` and `npm run start:bun`: the server of `server/main.ts`, from
+ * the start build (`dist/start/`, see build/start_build.ts) while every
+ * source it was built from is as it was then, from the sources otherwise, so
+ * that an edit takes effect at the next start. The build is one JavaScript
+ * file for Bun, with its bytecode, and a few chunks for Node: neither
+ * strips TypeScript nor loads about 80 modules. Hence this file is
+ * JavaScript: stripping the first TypeScript file loads Node's WebAssembly
+ * compiler, which costs more than the rest of a start.
+ *
+ * On Node, the compile cache is turned on before anything loads (see
+ * server/runtimes/compile_cache.ts), so a later start compiles nothing either.
  *
  * @module
  */
-import module from "node:module";
+const bun = globalThis.Bun;
+// Not `import`: Node's ES module of a built-in costs it milliseconds.
+const node = bun === undefined ? process.getBuiltinModule : undefined;
+node?.("node:module").enableCompileCache?.();
 
-module.enableCompileCache?.();
-await import("./main.ts");
+/**
+ * Whether `dist/start/` holds the sources as they are: each listed as
+ * `[path, mtime in whole ms, size]` has that modification time and size now.
+ * On Bun with `Bun.file`: loading `node:fs` there costs more than the rest.
+ */
+async function builtFromTheseSources() {
+  try {
+    const root = node === undefined
+      ? `${bun.fileURLToPath(new URL("..", import.meta.url))}/`
+      : node("node:url").fileURLToPath(new URL("..", import.meta.url));
+    const list = `${root}dist/start/sources.json`;
+    const fs = node?.("node:fs");
+    const { sources } = fs === undefined
+      ? (await import(list, { with: { type: "json" } })).default
+      : JSON.parse(fs.readFileSync(list, "utf8"));
+    const now = fs === undefined
+      ? (path) => {
+        const file = bun.file(path);
+        return [Math.trunc(file.lastModified), file.size];
+      }
+      : (path) => {
+        const { mtimeMs, size } = fs.statSync(path);
+        return [Math.trunc(mtimeMs), size];
+      };
+    return sources.length > 0 && sources.every(([path, mtimeMs, size]) => {
+      const [nowMtimeMs, nowSize] = now(`${root}${path}`);
+      return nowMtimeMs === mtimeMs && nowSize === size;
+    });
+  } catch {
+    // No build, or a source gone: the sources it is.
+    return false;
+  }
+}
+
+if (!(await builtFromTheseSources())) await import("./main.ts");
+else if (bun !== undefined) await import("../dist/start/bun/main.js");
+else await import("../dist/start/node/main.js");

@@ -9,7 +9,6 @@
  * @module
  */
 import process from "node:process";
-import { setImmediate } from "node:timers";
 
 /** Where batches go: a writable stream such as `process.stdout`. */
 export interface LineSink {
@@ -116,7 +115,8 @@ export function batchedLines(sink?: LineSink): LineWriter {
       queued += line + "\n";
       if (!scheduled) {
         scheduled = true;
-        setImmediate(flush);
+        // The global: Bun's node:timers costs 0.5 ms of a start to load.
+        globalThis.setImmediate(flush);
       }
     },
     flush,
