@@ -148,17 +148,21 @@ describe("a rolling restart of two instances behind a balancer", () => {
         const ports = [await freePort(), await freePort()];
         const instances = ports.map((port) => startInstance(entry.args, port));
         const balancer = new TcpBalancer(ports);
-        const url = `http://127.0.0.1:${await balancer.listen()}`;
+        // Each client on a port of its own: a pool of its own, so its one
+        // connection is the one it reuses at once, and none sits idle in a
+        // shared pool for a stopping server to close as a client takes it
+        // (nodejs/undici#3492).
+        const urls: string[] = [];
+        for (let i = 0; i < CLIENTS; i++) {
+          urls.push(`http://127.0.0.1:${await balancer.listen()}`);
+        }
         try {
           await Promise.all(ports.map((port) => balancer.ready(port)));
           const stop = new AbortController();
           const tally: Tally = { ok: 0, failed: [], phase: "", since: 0 };
           enter(tally, "both instances up");
           const load = Promise.all(
-            Array.from(
-              { length: CLIENTS },
-              () => client(url, stop.signal, tally),
-            ),
+            urls.map((url) => client(url, stop.signal, tally)),
           );
           /** Answers while each instance stopped and started again. */
           const during: number[] = [];

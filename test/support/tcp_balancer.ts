@@ -39,7 +39,7 @@ export class TcpBalancer {
   readonly probeTimeoutMs: number;
   /** Client connections no backend would take. */
   dropped = 0;
-  readonly #server: Server;
+  readonly #servers: Server[] = [];
   readonly #clients = new Set<Socket>();
   #next = 0;
   #closed = false;
@@ -59,17 +59,24 @@ export class TcpBalancer {
       failures: 0,
       readySince: -Infinity,
     }));
-    this.#server = createServer((client) => this.#route(client));
   }
 
-  /** Listens on a free port; resolves with it. */
+  /**
+   * Listens on a free port; resolves with it. Called again, listens on one
+   * more port (a client of its own there has a connection pool of its own);
+   * the backends are probed from the first call on.
+   */
   async listen(): Promise<number> {
+    const server = createServer((client) => this.#route(client));
+    this.#servers.push(server);
     await new Promise<void>((resolve) =>
-      this.#server.listen(0, "127.0.0.1", resolve)
+      server.listen(0, "127.0.0.1", resolve)
     );
-    await Promise.all(this.backends.map((backend) => this.#probe(backend)));
-    for (const backend of this.backends) void this.#poll(backend);
-    return (this.#server.address() as { port: number }).port;
+    if (this.#servers.length === 1) {
+      await Promise.all(this.backends.map((backend) => this.#probe(backend)));
+      for (const backend of this.backends) void this.#poll(backend);
+    }
+    return (server.address() as { port: number }).port;
   }
 
   /**
@@ -92,7 +99,11 @@ export class TcpBalancer {
   async close(): Promise<void> {
     this.#closed = true;
     for (const client of this.#clients) client.destroy();
-    await new Promise((resolve) => this.#server.close(resolve));
+    await Promise.all(
+      this.#servers.map((server) =>
+        new Promise((resolve) => server.close(resolve))
+      ),
+    );
   }
 
   /** Probes `backend` until closed, `pollMs` after each answer. */
