@@ -89,7 +89,7 @@ stage 3 "OpenAPI document through Spectral and Redocly; clients from openapi-typ
   node --test --test-concurrency=2 --test-timeout=300000 \
   test/consumer/openapi_lint.ts test/consumer/generated_clients.ts
 stage 3 "Portman contract and variation tests run by Newman, against npm start and the mock" \
-  node --test --test-timeout=120000 test/consumer/portman_newman.ts
+  node --test --test-timeout=300000 test/consumer/portman_newman.ts
 stage 3 "the mock as one executable (bun build --compile), driven from Python with no JavaScript runtime on PATH" \
   node --test --test-timeout=300000 test/consumer/mock_executable.ts
 
@@ -100,7 +100,7 @@ stage 3 "ordinary clients, under Deno" \
 stage 3 "ordinary clients, under Bun" \
   bun test --timeout 120000 ./test/consumer/ordinary_clients.ts
 stage 3 "the mock's journal.har read by Python's json, and replayed as httpsnippet's curl commands" \
-  node --test --test-timeout=120000 test/consumer/har_consumers.ts
+  node --test --test-timeout=300000 test/consumer/har_consumers.ts
 stage 3 "the mock's live page at /__mock/ in headless Chromium, on the command and the executable" \
   node --test --test-timeout=180000 test/browser/mock_page.ts
 

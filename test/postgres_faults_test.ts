@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createServer } from "node:net";
 import process from "node:process";
+import { inspect } from "node:util";
 import { after, before, describe, it } from "node:test";
 import type { FixturesInput } from "../src/store/fixtures.ts";
 import { createHandler } from "../src/handler.ts";
@@ -8,6 +9,8 @@ import {
   connectPostgres,
   openPostgresStore,
   PostgresStore,
+  type SocketFactory,
+  watchedSockets,
 } from "../postgres/mod.ts";
 import type { Store, TranscriptChunk } from "../src/store/store.ts";
 import { openHarness, type PostgresHarness } from "./support/postgres_store.ts";
@@ -49,6 +52,7 @@ function storeThroughProxy(
     exportBatchSize?: number;
     timeout?: number;
     retryWithin?: number;
+    socket?: SocketFactory;
   } = {},
 ): PostgresStore {
   return new PostgresStore(
@@ -75,16 +79,99 @@ function everyOperation(store: Store): [string, () => Promise<unknown>][] {
   ];
 }
 
-/** Asserts that `action` rejects within `ms` milliseconds. */
-async function failsWithin(
-  ms: number,
+/**
+ * How long a failure that must come fast may take: far above what it takes
+ * on a loaded machine (under a second on a quiet one), far below the waits
+ * it must cut short (the default retry window and store deadline, 10 s).
+ * The error each failure is asserted with says which bound ended it.
+ */
+const FAST_MS = 5000;
+
+/**
+ * Asserts that `action` rejects with `error` (matched as `assert.rejects`
+ * matches) within `ms` milliseconds.
+ */
+async function failsWith(
   name: string,
   action: () => Promise<unknown>,
+  error: RegExp | Record<string, unknown>,
+  ms = FAST_MS,
 ): Promise<void> {
   const started = performance.now();
-  await assert.rejects(action(), `${name} should fail`);
+  await assert.rejects(
+    action(),
+    error,
+    `${name} should fail with ${inspect(error)}`,
+  );
   const elapsed = performance.now() - started;
   assert.ok(elapsed < ms, `${name} took ${Math.round(elapsed)} ms`);
+}
+
+/**
+ * The pool's sockets (the production ones, `watchedSockets`), counted: each
+ * connection attempt opens one.
+ */
+function countedSockets(): { socket: SocketFactory; opened: number } {
+  const watched = watchedSockets(3000);
+  const counted = {
+    opened: 0,
+    socket: (target: Parameters<SocketFactory>[0]) => {
+      counted.opened += 1;
+      return watched(target);
+    },
+  };
+  return counted;
+}
+
+/**
+ * The connections a store with `retryWithin: 300` tries for one operation
+ * while nothing listens: the first, one at once, then after 100 ms and 200
+ * ms of backoff (retry.ts), none past the window. A loaded machine may fit
+ * fewer in; at least the first and the one at once are tried.
+ */
+const ATTEMPTS_WITHIN_300_MS = { least: 2, most: 4 };
+
+/**
+ * Asserts that `action` fails with a refused connection, after the
+ * attempts its 300 ms retry window allows, counted by `sockets`.
+ */
+async function failsPastRetries(
+  name: string,
+  action: () => Promise<unknown>,
+  sockets: { opened: number },
+): Promise<void> {
+  const before = sockets.opened;
+  await failsWith(name, action, { code: "ECONNREFUSED" });
+  const attempts = sockets.opened - before;
+  const { least, most } = ATTEMPTS_WITHIN_300_MS;
+  assert.ok(
+    attempts >= least && attempts <= most,
+    `${name} tried ${attempts} connections`,
+  );
+}
+
+/**
+ * Asserts that every operation of `store` succeeds again: the store
+ * recovers without a restart. Each is tried until it succeeds, for at most
+ * 60 s: on a loaded machine the first tries may miss a short deadline the
+ * test gave the store.
+ */
+async function recovers(store: Store): Promise<void> {
+  for (const [name, action] of everyOperation(store)) {
+    for (const end = Date.now() + 60_000;;) {
+      try {
+        await action();
+        break;
+      } catch (error) {
+        if (Date.now() > end) {
+          throw new Error(`${name} did not recover within 60 s`, {
+            cause: error,
+          });
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
 }
 
 /** A port on 127.0.0.1 that nothing listens on. */
@@ -111,19 +198,23 @@ async function integrationRows(): Promise<
 describe("Postgres store: faults", () => {
   it("fails every operation once its retries are spent when nothing listens", async () => {
     const url = `postgres://postgres@127.0.0.1:${await closedPort()}/none`;
+    const sockets = countedSockets();
     const store = new PostgresStore(
-      connectPostgres(url, { connectTimeout: 2 }),
+      connectPostgres(url, { connectTimeout: 2, socket: sockets.socket }),
       { retryWithin: 300 },
     );
     try {
       for (const [name, action] of everyOperation(store)) {
-        await failsWithin(1000, name, action);
+        await failsPastRetries(name, action, sockets);
       }
-      await failsWithin(1000, "seed", () => store.seed(fixtures));
-      await failsWithin(
-        1000,
+      // A seed's transaction is not retried: it fails at once.
+      await failsWith("seed", () => store.seed(fixtures), {
+        code: "ECONNREFUSED",
+      });
+      await failsWith(
         "openPostgresStore",
         () => openPostgresStore(url),
+        { code: "ECONNREFUSED" },
       );
     } finally {
       await store.close();
@@ -135,10 +226,11 @@ describe("Postgres store: faults", () => {
     await proxy.setMode("stall");
     const store = storeThroughProxy({ retryWithin: 0 });
     try {
-      await failsWithin(
-        4000,
+      // postgres.js's connect timeout (2 s), not the store's deadline (10 s).
+      await failsWith(
         "callMessages",
         () => store.callMessages(P, call(1)),
+        { code: "CONNECT_TIMEOUT" },
       );
     } finally {
       await proxy.setMode("forward");
@@ -149,13 +241,17 @@ describe("Postgres store: faults", () => {
 
   it("fails fast past its retries while the database is down, and recovers without a restart", async () => {
     await harness.freshStore(fixtures).then(({ close }) => close());
-    const store = storeThroughProxy({ retryWithin: 300 });
+    const sockets = countedSockets();
+    const store = storeThroughProxy({
+      retryWithin: 300,
+      socket: sockets.socket,
+    });
     try {
       for (const [, action] of everyOperation(store)) await action();
       await proxy.setMode("down");
       for (let round = 0; round < 2; round += 1) {
         for (const [name, action] of everyOperation(store)) {
-          await failsWithin(1000, name, action);
+          await failsPastRetries(name, action, sockets);
         }
       }
       await proxy.setMode("forward");
@@ -202,6 +298,7 @@ describe("Postgres store: faults", () => {
       await proxy.setMode("hangup");
       assert.deepEqual(await statuses(), [500, 500, 500, 500]);
       await proxy.setMode("forward");
+      await recovers(store);
       // The token is known again; the flow id is no flow: 404 is the answer.
       assert.deepEqual(await statuses(), [200, 200, 204, 404]);
       assert.deepEqual(await integrationRows(), { integrations: 0, tools: 0 });
@@ -262,10 +359,14 @@ describe("Postgres store: faults", () => {
       await proxy.setMode("hangup");
       proxy.cut();
       for (const [name, action] of everyOperation(store)) {
-        await failsWithin(1500, name, action);
+        // The store's deadline (500 ms), not the retry window (10 s).
+        await failsWith(name, action, {
+          name: "PostgresTimeoutError",
+          message: /no answer within 500 ms/,
+        });
       }
       await proxy.setMode("forward");
-      for (const [, action] of everyOperation(store)) await action();
+      await recovers(store);
     } finally {
       await proxy.setMode("forward");
       await store.close(0);
@@ -408,8 +509,10 @@ describe("Postgres store: faults", () => {
     // Sent at connect only when the URL asks: PgBouncer refuses it there.
     const sql = connectPostgres(`${harness.db.url}?statement_timeout=200`);
     try {
-      await failsWithin(2000, "pg_sleep(5)", () => sql`SELECT pg_sleep(5)`);
-      await assert.rejects(sql`SELECT pg_sleep(5)`, { code: "57014" });
+      // Cancelled by the server (57014) well before the sleep's end.
+      await failsWith("pg_sleep(30)", () => sql`SELECT pg_sleep(30)`, {
+        code: "57014",
+      });
     } finally {
       await sql.end();
     }

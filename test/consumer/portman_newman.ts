@@ -17,18 +17,26 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { startServerMain } from "../support/server_main.ts";
-import { startMockCli } from "../support/mock_cli.ts";
+import { type RunningCli, startMockCli } from "../support/mock_cli.ts";
+import type { ServerProcess } from "../deploy/processes.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const bin = (name: string) => join(ROOT, "node_modules", ".bin", name);
 const CONFIG = join(ROOT, "test", "consumer", "portman", "portman-config.json");
+
+/**
+ * How long Portman or Newman may run: a few seconds on a quiet machine, many
+ * times that on a loaded one; the bound is for a run that hangs, killed so
+ * that the test fails with its output.
+ */
+const RUN_BOUND_MS = 240_000;
 
 /** What Newman's JSON reporter says of a run. */
 interface NewmanReport {
@@ -44,14 +52,57 @@ interface NewmanReport {
   };
 }
 
+/** What this file started and has not stopped: stopped by its `after`. */
+const running = new Set<ChildProcess>();
+
+/**
+ * Runs `command` in `cwd` without blocking the event loop (so that the
+ * test's timeout and `after` still run), killed after
+ * {@linkcode RUN_BOUND_MS}.
+ */
+function run(
+  command: string,
+  args: string[],
+  cwd: string,
+): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn(command, args, {
+    cwd,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  running.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.setEncoding("utf8").on("data", (text) => stdout += text);
+  child.stderr!.setEncoding("utf8").on("data", (text) => stderr += text);
+  const timer = setTimeout(() => {
+    stderr += `\n(killed after ${RUN_BOUND_MS} ms)`;
+    child.kill("SIGKILL");
+  }, RUN_BOUND_MS);
+  return new Promise((resolve) => {
+    const done = (status: number | null) => {
+      clearTimeout(timer);
+      running.delete(child);
+      resolve({ status, stdout, stderr });
+    };
+    child.once("error", (error) => {
+      stderr += String(error);
+      done(null);
+    });
+    child.once("close", done);
+  });
+}
+
 /**
  * Generates the collection from the document served at `base` and runs it
  * there; returns Newman's report.
  */
-function portmanAndNewman(base: string, scratch: string): NewmanReport {
+async function portmanAndNewman(
+  base: string,
+  scratch: string,
+): Promise<NewmanReport> {
   const collection = join(scratch, "collection.json");
   const report = join(scratch, "newman.json");
-  const generate = spawnSync(bin("portman"), [
+  const generate = await run(bin("portman"), [
     "--url",
     `${base}/openapi.json`,
     "--baseUrl",
@@ -60,23 +111,23 @@ function portmanAndNewman(base: string, scratch: string): NewmanReport {
     CONFIG,
     "--output",
     collection,
-  ], { cwd: scratch, encoding: "utf8" });
+  ], scratch);
   assert.equal(generate.status, 0, generate.stdout + generate.stderr);
   assert.match(generate.stdout, /Collection written to/, generate.stdout);
-  const run = spawnSync(bin("newman"), [
+  const newman = await run(bin("newman"), [
     "run",
     collection,
     "--reporters",
     "json",
     "--reporter-json-export",
     report,
-  ], { cwd: scratch, encoding: "utf8" });
+  ], scratch);
   const parsed = JSON.parse(readFileSync(report, "utf8")) as NewmanReport;
   const failures = parsed.run.failures.map((failure) =>
     `${failure.source.name}: ${failure.error.test}: ${failure.error.message}`
   );
-  assert.deepEqual(failures, [], run.stderr);
-  assert.equal(run.status, 0, run.stdout + run.stderr);
+  assert.deepEqual(failures, [], newman.stderr);
+  assert.equal(newman.status, 0, newman.stdout + newman.stderr);
   return parsed;
 }
 
@@ -94,27 +145,38 @@ function assertComplete(report: NewmanReport): void {
 
 describe("Portman's contract and variation tests, run by Newman", () => {
   const scratch = mkdtempSync(join(tmpdir(), "portman-"));
-  after(() => rmSync(scratch, { recursive: true, force: true }));
+  // A test that times out is abandoned, not stopped: its server, mock and
+  // runs are stopped here, so that the file ends at its timeout.
+  const servers = new Set<ServerProcess | RunningCli>();
+  after(async () => {
+    for (const child of running) child.kill("SIGKILL");
+    await Promise.all([...servers].map((server) => server.stop()));
+    rmSync(scratch, { recursive: true, force: true });
+  });
 
   it("pass against npm start's server (demo data)", async () => {
     // Unknown tokens are sent on purpose: no failed-authentication limit.
     const started = startServerMain({ AUTH_FAILURE_LIMIT: "9999" });
+    servers.add(started.server);
     try {
       const directory = join(scratch, "server");
       mkdirSync(directory);
-      assertComplete(portmanAndNewman(await started.url, directory));
+      assertComplete(await portmanAndNewman(await started.url, directory));
     } finally {
+      servers.delete(started.server);
       await started.server.stop();
     }
   });
 
   it("pass against the standalone mock", async () => {
     const mock = await startMockCli(["mock", "--port", "0"]);
+    servers.add(mock);
     try {
       const directory = join(scratch, "mock");
       mkdirSync(directory);
-      assertComplete(portmanAndNewman(mock.url, directory));
+      assertComplete(await portmanAndNewman(mock.url, directory));
     } finally {
+      servers.delete(mock);
       await mock.stop();
     }
   });

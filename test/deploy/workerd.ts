@@ -39,15 +39,63 @@ import {
 
 let code: string;
 
-function startWorker(bindings: Record<string, unknown>): Miniflare {
-  return new Miniflare({
+/**
+ * Every worker and database this file started and has not stopped yet. The
+ * file's last `after` stops them, so that the file ends at its timeout: a
+ * test or hook that times out is abandoned, not stopped, so what it started
+ * may be past its own `after` (a `before` that times out still starts its
+ * worker later, once `after` has found none). What starts after the file's
+ * end is stopped at once.
+ */
+const workers = new Set<Miniflare>();
+const databases = new Set<TestDatabase>();
+let ended = false;
+
+after(async () => {
+  ended = true;
+  await Promise.all([...workers].map(stopWorker));
+  await Promise.all([...databases].map(dropDatabase));
+});
+
+function startWorker(
+  bindings: Record<string, unknown>,
+  options: { handleStructuredLogs?: (log: { message: string }) => void } = {},
+): Miniflare {
+  const worker = new Miniflare({
     // The module given whole, as bundled: Miniflare would otherwise walk
     // its imports itself.
     modules: [{ type: "ESModule", path: "worker.js", contents: code }],
     compatibilityDate: "2026-07-01",
     compatibilityFlags: ["nodejs_compat"],
     bindings,
+    ...options,
   });
+  workers.add(worker);
+  if (ended) {
+    void stopWorker(worker);
+    throw new Error("Cannot start a worker: the file's tests have ended");
+  }
+  return worker;
+}
+
+/** Disposes `worker` (workerd exits), once; nothing for `undefined`. */
+async function stopWorker(worker: Miniflare | undefined): Promise<void> {
+  if (worker !== undefined && workers.delete(worker)) await worker.dispose();
+}
+
+async function freshDatabase(): Promise<TestDatabase> {
+  const db = await createTestDatabase();
+  databases.add(db);
+  if (ended) {
+    await dropDatabase(db);
+    throw new Error("Cannot use a database: the file's tests have ended");
+  }
+  return db;
+}
+
+/** Drops `db`, once; nothing for `undefined`. */
+async function dropDatabase(db: TestDatabase | undefined): Promise<void> {
+  if (db !== undefined && databases.delete(db)) await db.drop();
 }
 
 function sender(worker: Miniflare): Send {
@@ -78,7 +126,7 @@ describe("the Worker under workerd (Miniflare)", () => {
   describe("on the memory store (demo data)", () => {
     let worker: Miniflare;
     before(() => worker = startWorker({ LOG_LEVEL: "off" }));
-    after(() => worker.dispose());
+    after(() => stopWorker(worker));
 
     it("answers every operation: ZIP read back, delete twice, trigger test", async () => {
       await checkEveryOperation(sender(worker));
@@ -98,13 +146,8 @@ describe("the Worker under workerd (Miniflare)", () => {
     let logs: string[];
     const workerLogging = (bindings: Record<string, unknown>) => {
       logs = [];
-      return new Miniflare({
-        modules: [{ type: "ESModule", path: "worker.js", contents: code }],
-        compatibilityDate: "2026-07-01",
-        compatibilityFlags: ["nodejs_compat"],
-        bindings,
-        handleStructuredLogs: ({ message }: { message: string }) =>
-          void logs.push(message),
+      return startWorker(bindings, {
+        handleStructuredLogs: ({ message }) => void logs.push(message),
       });
     };
 
@@ -133,7 +176,7 @@ describe("the Worker under workerd (Miniflare)", () => {
           );
           assert.match(logs.join("\n"), refusal);
         } finally {
-          await worker.dispose();
+          await stopWorker(worker);
         }
       });
     }
@@ -151,7 +194,7 @@ describe("the Worker under workerd (Miniflare)", () => {
         assert.equal(response.status, 200);
         await response.arrayBuffer();
       } finally {
-        await worker.dispose();
+        await stopWorker(worker);
       }
     });
   });
@@ -174,7 +217,7 @@ describe("the Worker under workerd (Miniflare)", () => {
         },
       })
     );
-    after(() => worker.dispose());
+    after(() => stopWorker(worker));
 
     it("serves the binding's tokens, not the demo ones", async () => {
       const send = sender(worker);
@@ -195,15 +238,18 @@ describe("the Worker under workerd (Miniflare)", () => {
     let db: TestDatabase;
     let worker: Miniflare;
     before(async () => {
-      db = await createTestDatabase();
+      db = await freshDatabase();
       const sql = connectPostgres(db.url, { max: 1 });
-      await migrate(sql);
-      await sql.end();
+      try {
+        await migrate(sql);
+      } finally {
+        await sql.end();
+      }
       worker = startWorker({ LOG_LEVEL: "off", DATABASE_URL: db.url });
     });
     after(async () => {
-      await worker?.dispose();
-      await db?.drop();
+      await stopWorker(worker);
+      await dropDatabase(db);
     });
 
     it("knows no demo token: demo-owner gets 401", async () => {
@@ -216,15 +262,18 @@ describe("the Worker under workerd (Miniflare)", () => {
     let db: TestDatabase;
     let worker: Miniflare;
     before(async () => {
-      db = await createTestDatabase();
+      db = await freshDatabase();
       const store = await openPostgresStore(db.url, { max: 1 });
-      await store.seed(demoFixtures);
-      await store.close();
+      try {
+        await store.seed(demoFixtures);
+      } finally {
+        await store.close();
+      }
       worker = startWorker({ LOG_LEVEL: "off", DATABASE_URL: db.url });
     });
     after(async () => {
-      await worker?.dispose();
-      await db?.drop();
+      await stopWorker(worker);
+      await dropDatabase(db);
     });
 
     it("reads, exports, tests triggers and deletes (204 then 404) in the database", async () => {
@@ -250,11 +299,14 @@ describe("the Worker under workerd (Miniflare)", () => {
     let db: TestDatabase;
     let worker: Miniflare;
     before(async () => {
-      db = await createTestDatabase();
+      db = await freshDatabase();
       const store = await openPostgresStore(db.url, { max: 2 });
-      await store.seed(first.fixtures);
-      await store.seed(second.fixtures);
-      await store.close();
+      try {
+        await store.seed(first.fixtures);
+        await store.seed(second.fixtures);
+      } finally {
+        await store.close();
+      }
       worker = startWorker({
         LOG_LEVEL: "off",
         DATABASE_URL: db.url,
@@ -263,8 +315,8 @@ describe("the Worker under workerd (Miniflare)", () => {
       });
     });
     after(async () => {
-      await worker?.dispose();
-      await db?.drop();
+      await stopWorker(worker);
+      await dropDatabase(db);
     });
 
     const exportOf = (calls: typeof first) =>

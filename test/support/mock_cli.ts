@@ -74,7 +74,16 @@ export interface RunningCli {
 }
 
 /**
- * Starts the command with `args`; resolves once it prints its address.
+ * How long the command may take to print its address: about a second on a
+ * quiet machine, many times that on a loaded one (a runtime's start is CPU
+ * bound). The bound is for a command that never starts; one that exits
+ * first fails at once.
+ */
+const START_BOUND_MS = 120_000;
+
+/**
+ * Starts the command with `args`; resolves once it prints its address (it
+ * listens), rejects if it exits first or prints none within 120 s.
  *
  * @param args e.g. `["mock", "--port", "0"]`.
  * @param command The program and its arguments; default the bin with
@@ -98,17 +107,33 @@ export function startMockCli(
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`The mock command did not start:\n${output}`));
-    }, 20_000);
+      reject(
+        new Error(
+          `The mock command did not start within ${START_BOUND_MS} ms:\n${output}`,
+        ),
+      );
+    }, START_BOUND_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       const url = /listening on (http:\/\/\S+)/.exec(output)?.[1];
       if (url !== undefined && /Stop with Ctrl\+C/.test(output)) {
         clearTimeout(timer);
+        child.off("exit", onExit);
         resolve({ child, url, output: () => output, stop });
       }
     };
+    const onExit = (code: number | null, signal: string | null) => {
+      clearTimeout(timer);
+      reject(
+        new Error(
+          `The mock command exited (${
+            code ?? signal
+          }) before it listened:\n${output}`,
+        ),
+      );
+    };
     child.stdout!.on("data", onData);
     child.stderr!.on("data", onData);
+    child.once("exit", onExit);
   });
 }
