@@ -7,7 +7,6 @@
  *
  * @module
  */
-import { setImmediate } from "node:timers";
 import type { Context, Middleware } from "../../src/http/mod.ts";
 
 /**
@@ -145,7 +144,7 @@ export class Drain {
   async settled(quietMs: number, signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       if (this.idle(quietMs)) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await new Promise((resolve) => globalThis.setImmediate(resolve));
         if (this.idle(quietMs)) return;
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
