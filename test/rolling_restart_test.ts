@@ -171,6 +171,10 @@ describe("a rolling restart of two instances behind a balancer", () => {
             const old = instances[index]!;
             enter(tally, `instance ${index} stopping`);
             const before = tally.ok;
+            assert.ok(
+              old.running,
+              `instance ${index} exited before it was stopped:\n${old.output}`,
+            );
             old.kill("SIGTERM");
             assert.equal(await old.exited, 0, old.output);
             running.delete(old);
