@@ -62,6 +62,7 @@ const optional = new Set(
 );
 
 const scripts = mkdtempSync(join(tmpdir(), "wrk-"));
+process.once("exit", () => rmSync(scripts, { recursive: true, force: true }));
 const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? "info";
 /** Another checkout whose API runs beside this one's (see the module doc). */
 const BEFORE = process.env.BENCH_BEFORE;

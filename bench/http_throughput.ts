@@ -8,7 +8,7 @@
  * @module
  */
 import { execFileSync, spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
@@ -24,6 +24,7 @@ const RUNTIMES: Record<string, string[]> = {
 };
 
 const scripts = mkdtempSync(join(tmpdir(), "wrk-"));
+process.once("exit", () => rmSync(scripts, { recursive: true, force: true }));
 const bulkScript = join(scripts, "bulk.lua");
 writeFileSync(
   bulkScript,
