@@ -9,6 +9,7 @@
  */
 import type { WatchedBody } from "./body_watch.ts";
 import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
+import { leavesLargeBody } from "./request_body.ts";
 import type { HttpError } from "../errors/mod.ts";
 import { RequestValidationError } from "../validation/mod.ts";
 import type { Grant } from "../store/mod.ts";
@@ -322,11 +323,37 @@ export class Context<Vars extends object = Record<never, never>> {
   /**
    * The answer to an error: an {@linkcode HttpError}'s ErrorResponseSchema
    * body, or a {@linkcode RequestValidationError}'s HTTPValidationError.
+   * When a large request body is left unread (a 413, or a 401 before it, a
+   * 404), the answer says `Connection: close`, so that the server closes
+   * the connection rather than read the rest. An operation may answer its
+   * own refusal with it rather than throw the error (a thrown one is
+   * rendered here too, see `errorRenderer`): the same answer, without a
+   * rejected promise through the pipeline.
    *
    * @param error The error.
    * @returns The response, with the error's own headers (e.g. `Allow`).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HttpError } from "../errors/mod.ts";
+   * import { Context } from "./context.ts";
+   *
+   * const context = new Context(new Request("http://api.test/v1/x"));
+   * const response = context.error(new HttpError(404, "X_NOT_FOUND", "No x"));
+   * assert.equal(response.status, 404);
+   * assert.equal(context.errorCode, "X_NOT_FOUND");
+   * assert.deepEqual(await response.json(), {
+   *   status: "error",
+   *   error_code: "X_NOT_FOUND",
+   *   message: "No x",
+   * });
+   * ```
    */
   error(error: HttpError | RequestValidationError): Response {
+    if (!this.bodyless && leavesLargeBody(this.request)) {
+      this.headers = { ...this.headers, connection: "close" };
+    }
     if (error instanceof RequestValidationError) {
       return this.json(error.toJSON(), 422);
     }
@@ -367,8 +394,8 @@ export type GrantedContext = Context & { readonly grant: Grant };
 
 /**
  * An operation: one endpoint's work, for one request. It answers with a
- * response built by its context, or throws an `HttpError` (or a
- * `RequestValidationError`).
+ * response built by its context (a refusal with {@linkcode Context.error}),
+ * or throws an `HttpError` (or a `RequestValidationError`).
  *
  * @example
  * ```ts
