@@ -8,7 +8,7 @@
  * @module
  */
 import type { WatchedBody } from "./body_watch.ts";
-import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
+import { answerHeaders, PRIVATE_HEADERS } from "./hardening_headers.ts";
 import { leavesLargeBody } from "./request_body.ts";
 import type { HttpError } from "../errors/mod.ts";
 import { RequestValidationError } from "../validation/mod.ts";
@@ -89,8 +89,7 @@ export class Context<Vars extends object = Record<never, never>> {
    * default `false`: the body is looked at.
    */
   bodyless = false;
-  /** What a layer's own steps note (see the class's `Vars`). */
-  readonly vars: Partial<Vars> = {};
+  #vars: Partial<Vars> | undefined;
   #headers: Record<string, string> | undefined;
   #private = false;
   #errorCode: string | undefined;
@@ -113,6 +112,14 @@ export class Context<Vars extends object = Record<never, never>> {
   }
 
   /**
+   * What a layer's own steps note (see the class's `Vars`); made when a
+   * step first reads it.
+   */
+  get vars(): Partial<Vars> {
+    return this.#vars ??= {};
+  }
+
+  /**
    * The headers every answer is built with: `X-Request-Id` and
    * `X-Content-Type-Options: nosniff` from the start; steps add theirs
    * (`Cache-Control: no-store` on a token's routes, see
@@ -123,10 +130,7 @@ export class Context<Vars extends object = Record<never, never>> {
    * request whose steps touched none is built in one object.
    */
   get headers(): Record<string, string> {
-    return this.#headers ??= {
-      ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
-      "x-request-id": this.requestId,
-    };
+    return this.#headers ??= answerHeaders(this.#private, this.requestId);
   }
 
   set headers(headers: Record<string, string>) {
@@ -229,11 +233,7 @@ export class Context<Vars extends object = Record<never, never>> {
       text,
       status,
       headers === undefined && this.#headers === undefined
-        ? {
-          "content-type": "application/json",
-          ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
-          "x-request-id": this.requestId,
-        }
+        ? answerHeaders(this.#private, this.requestId, "application/json")
         : { "content-type": "application/json", ...headers, ...this.headers },
     );
   }
@@ -283,10 +283,7 @@ export class Context<Vars extends object = Record<never, never>> {
       null,
       status,
       headers === undefined && this.#headers === undefined
-        ? {
-          ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
-          "x-request-id": this.requestId,
-        }
+        ? answerHeaders(this.#private, this.requestId)
         : { ...headers, ...this.headers },
     );
   }
