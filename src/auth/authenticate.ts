@@ -74,7 +74,8 @@ export async function authenticate(
       'Bearer realm="api", error="invalid_request"',
     );
   }
-  const digest = digests.get(token) ?? await hashToken(token);
+  const cached = digests.get(token);
+  const digest = cached ?? await hashToken(token);
   const grant = await store.findGrant(digest);
   if (grant === undefined) {
     onUnknownToken?.();
@@ -83,7 +84,7 @@ export async function authenticate(
       'Bearer realm="api", error="invalid_token"',
     );
   }
-  remember(token, digest);
+  if (cached === undefined) remember(token, digest);
   return grant;
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { type Middleware, passThrough } from "../http/mod.ts";
-import type { Store } from "../store/mod.ts";
+import type { Grant, Store } from "../store/mod.ts";
 import { authenticate } from "./authenticate.ts";
 import type { FailedAuthLimiter } from "./failed_auth.ts";
 
@@ -57,11 +57,16 @@ export function authenticateRequests(
   options: AuthenticationOptions,
 ): Middleware {
   const { store, failedAuth, clientAddress } = options;
-  return passThrough(async (context, next) => {
+  // Not async: one callback a request rather than an async function's
+  // frame and a second promise to wait on.
+  return passThrough((context, next) => {
     if (context.endpoint?.authenticated !== true) return next();
-    if (clientAddress === undefined) {
-      context.grant = await authenticate(context.request, store);
+    const granted = (grant: Grant) => {
+      context.grant = grant;
       return next();
+    };
+    if (clientAddress === undefined) {
+      return authenticate(context.request, store).then(granted);
     }
     const { request, runtimeArgument } = context;
     // A limited address costs no store query. While no address has failed,
@@ -71,11 +76,16 @@ export function authenticateRequests(
     let address = failedAuth.empty
       ? undefined
       : clientAddress(request, runtimeArgument);
-    if (address !== undefined) failedAuth.check(address);
-    context.grant = await authenticate(request, store, () => {
+    if (address !== undefined) {
+      try {
+        failedAuth.check(address);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return authenticate(request, store, () => {
       address ??= clientAddress(request, runtimeArgument);
       if (address !== undefined) failedAuth.fail(address);
-    });
-    return next();
+    }).then(granted);
   });
 }

@@ -8,7 +8,8 @@
  * @module
  */
 import type { WatchedBody } from "./body_watch.ts";
-import { PRIVATE_HEADERS, PUBLIC_HEADERS } from "./hardening_headers.ts";
+import { answerHeaders, PRIVATE_HEADERS } from "./hardening_headers.ts";
+import { leavesLargeBody } from "./request_body.ts";
 import type { HttpError } from "../errors/mod.ts";
 import { RequestValidationError } from "../validation/mod.ts";
 import type { Grant } from "../store/mod.ts";
@@ -88,8 +89,7 @@ export class Context<Vars extends object = Record<never, never>> {
    * default `false`: the body is looked at.
    */
   bodyless = false;
-  /** What a layer's own steps note (see the class's `Vars`). */
-  readonly vars: Partial<Vars> = {};
+  #vars: Partial<Vars> | undefined;
   #headers: Record<string, string> | undefined;
   #private = false;
   #errorCode: string | undefined;
@@ -112,6 +112,14 @@ export class Context<Vars extends object = Record<never, never>> {
   }
 
   /**
+   * What a layer's own steps note (see the class's `Vars`); made when a
+   * step first reads it.
+   */
+  get vars(): Partial<Vars> {
+    return this.#vars ??= {};
+  }
+
+  /**
    * The headers every answer is built with: `X-Request-Id` and
    * `X-Content-Type-Options: nosniff` from the start; steps add theirs
    * (`Cache-Control: no-store` on a token's routes, see
@@ -122,10 +130,7 @@ export class Context<Vars extends object = Record<never, never>> {
    * request whose steps touched none is built in one object.
    */
   get headers(): Record<string, string> {
-    return this.#headers ??= {
-      ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
-      "x-request-id": this.requestId,
-    };
+    return this.#headers ??= answerHeaders(this.#private, this.requestId);
   }
 
   set headers(headers: Record<string, string>) {
@@ -228,11 +233,7 @@ export class Context<Vars extends object = Record<never, never>> {
       text,
       status,
       headers === undefined && this.#headers === undefined
-        ? {
-          "content-type": "application/json",
-          ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
-          "x-request-id": this.requestId,
-        }
+        ? answerHeaders(this.#private, this.requestId, "application/json")
         : { "content-type": "application/json", ...headers, ...this.headers },
     );
   }
@@ -282,10 +283,7 @@ export class Context<Vars extends object = Record<never, never>> {
       null,
       status,
       headers === undefined && this.#headers === undefined
-        ? {
-          ...(this.#private ? PRIVATE_HEADERS : PUBLIC_HEADERS),
-          "x-request-id": this.requestId,
-        }
+        ? answerHeaders(this.#private, this.requestId)
         : { ...headers, ...this.headers },
     );
   }
@@ -322,11 +320,37 @@ export class Context<Vars extends object = Record<never, never>> {
   /**
    * The answer to an error: an {@linkcode HttpError}'s ErrorResponseSchema
    * body, or a {@linkcode RequestValidationError}'s HTTPValidationError.
+   * When a large request body is left unread (a 413, or a 401 before it, a
+   * 404), the answer says `Connection: close`, so that the server closes
+   * the connection rather than read the rest. An operation may answer its
+   * own refusal with it rather than throw the error (a thrown one is
+   * rendered here too, see `errorRenderer`): the same answer, without a
+   * rejected promise through the pipeline.
    *
    * @param error The error.
    * @returns The response, with the error's own headers (e.g. `Allow`).
+   *
+   * @example
+   * ```ts
+   * import assert from "node:assert/strict";
+   * import { HttpError } from "../errors/mod.ts";
+   * import { Context } from "./context.ts";
+   *
+   * const context = new Context(new Request("http://api.test/v1/x"));
+   * const response = context.error(new HttpError(404, "X_NOT_FOUND", "No x"));
+   * assert.equal(response.status, 404);
+   * assert.equal(context.errorCode, "X_NOT_FOUND");
+   * assert.deepEqual(await response.json(), {
+   *   status: "error",
+   *   error_code: "X_NOT_FOUND",
+   *   message: "No x",
+   * });
+   * ```
    */
   error(error: HttpError | RequestValidationError): Response {
+    if (!this.bodyless && leavesLargeBody(this.request)) {
+      this.headers = { ...this.headers, connection: "close" };
+    }
     if (error instanceof RequestValidationError) {
       return this.json(error.toJSON(), 422);
     }
@@ -367,8 +391,8 @@ export type GrantedContext = Context & { readonly grant: Grant };
 
 /**
  * An operation: one endpoint's work, for one request. It answers with a
- * response built by its context, or throws an `HttpError` (or a
- * `RequestValidationError`).
+ * response built by its context (a refusal with {@linkcode Context.error}),
+ * or throws an `HttpError` (or a `RequestValidationError`).
  *
  * @example
  * ```ts

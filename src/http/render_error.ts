@@ -6,7 +6,7 @@
 import type { Context } from "./context.ts";
 import { HttpError } from "../errors/mod.ts";
 import type { ErrorRenderer } from "./pipeline.ts";
-import { ClientGoneError, leavesLargeBody } from "./request_body.ts";
+import { ClientGoneError } from "./request_body.ts";
 import { RequestValidationError } from "../validation/mod.ts";
 
 /** Where the handler reports failures it answered with a 500. */
@@ -26,9 +26,9 @@ export interface ErrorLoggers {
 /**
  * Renders what a step throws: an `HttpError` as its ErrorResponseSchema
  * body, a `RequestValidationError` as HTTPValidationError, anything else as
- * a generic 500 whose detail goes to `logError` only. When a large request
- * body is left unread (a 413, or a 401 before it, a 404), the connection
- * closes after the answer rather than the server reading the rest.
+ * a generic 500 whose detail goes to `logError` only, each through
+ * `Context.error` (which closes the connection after an answer that leaves
+ * a large request body unread).
  *
  * @param loggers Where failures and departed clients are noted.
  * @returns The renderer.
@@ -54,12 +54,9 @@ export interface ErrorLoggers {
 export function errorRenderer(loggers: ErrorLoggers): ErrorRenderer {
   const { logError, logInfo } = loggers;
   return (context: Context, error: unknown): Response => {
-    const { request, requestId } = context;
+    const { requestId } = context;
     if (error instanceof ClientGoneError) {
       logInfo(requestId, `client went away: ${error.detail}`);
-    }
-    if (!context.bodyless && leavesLargeBody(request)) {
-      context.headers = { ...context.headers, connection: "close" };
     }
     if (error instanceof HttpError || error instanceof RequestValidationError) {
       return context.error(error);

@@ -57,7 +57,6 @@ export interface RouterOptions {
  * ```ts
  * import assert from "node:assert/strict";
  * import { HttpError } from "../errors/mod.ts";
-import { unquote } from "../validation/mod.ts";
  * import { Router } from "./router.ts";
  *
  * const router = new Router([{ method: "GET", pattern: "/healthz", target: 1 }]);

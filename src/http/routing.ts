@@ -71,8 +71,9 @@ export function routeRequests(
       }
       throw error;
     }
-    const { target, pattern, params } = match;
-    context.route = { pattern, params };
+    const { target } = match;
+    // The match is the route (its pattern and params): no copy a request.
+    context.route = match;
     context.endpoint = target;
     if (target.authenticated) context.keepPrivate();
     if (target.bodyLimit !== undefined) {

@@ -66,10 +66,11 @@ export function authorizeDelete(grant: Grant): void {
  *   params: { integration_id: integrationId },
  * };
  * context.grant = { projectId: "p", role: "owner" };
- * await assert.rejects(
- *   deleteIntegration(new MemoryStore())(context as GrantedContext),
- *   { status: 404, errorCode: "INTEGRATION_NOT_FOUND" },
+ * const response = await deleteIntegration(new MemoryStore())(
+ *   context as GrantedContext,
  * );
+ * assert.equal(response.status, 404);
+ * assert.equal(context.errorCode, "INTEGRATION_NOT_FOUND");
  * ```
  */
 export function deleteIntegration(store: Store): Operation<GrantedContext> {
@@ -82,10 +83,13 @@ export function deleteIntegration(store: Store): Operation<GrantedContext> {
     authorizeDelete(grant);
 
     if (!await store.deleteIntegration(grant.projectId, integrationId)) {
-      throw new HttpError(
-        404,
-        "INTEGRATION_NOT_FOUND",
-        `Integration ${integrationId} not found`,
+      // Answered, not thrown: no rejection through the pipeline.
+      return context.error(
+        new HttpError(
+          404,
+          "INTEGRATION_NOT_FOUND",
+          `Integration ${integrationId} not found`,
+        ),
       );
     }
     return context.empty(204);
