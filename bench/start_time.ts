@@ -19,7 +19,8 @@
  *   against `deno serve` of a constant;
  * - Bun: `npm run start:bun`'s command (as `npm start`'s), `bun
  *   server/main.ts`, and the built bin's `serve` and `mock` under
- *   Bun (`bun dist/bin/cli.js`, as `bunx --bun callflow-api` runs it),
+ *   Bun (`bun dist/bin/callflow-api.js`, as `bunx --bun callflow-api` runs
+ *   it: `dist/bin/bun/cli.js` and its bytecode, build/bin_build.ts),
  *   against Bun serving a constant (its default export, served by
  *   `Bun.serve`);
  * - the mock executable (`npm run build:mock`) against the constant served
@@ -125,7 +126,8 @@ function checkoutLaunchers(dir: string, suffix: string): Launcher[] {
   const b = (name: string) => join(dir, "node_modules", ".bin", name);
   const node = b("node");
   // What `npm start` runs (`node <file>`), without npm's own start; the bin
-  // as the package declares it (dist/bin/cli.js, once dist/server/cli.js).
+  // as the package declares it (dist/bin/callflow-api.js, once
+  // dist/server/cli.js).
   const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   const cli = join(dir, manifest.bin["callflow-api"] as string);
   const npmStart = (manifest.scripts.start as string).split(" ").slice(1);

@@ -3,7 +3,8 @@
  * sources to JavaScript and `.d.ts` files in `dist/` with tsc, copies the
  * files beside the sources (e.g. the Postgres store's `.sql` migrations) next
  * to the compiled modules, and bundles the bin, `callflow-api`, into
- * `dist/bin/` (see {@linkcode bundleBin}).
+ * `dist/bin/` (build/bin_build.ts) and the start build into `dist/start/`
+ * (build/start_build.ts).
  *
  * @module
  */
@@ -12,7 +13,8 @@ import { cpSync, globSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
-import { buildStart, externalPackages } from "./start_build.ts";
+import { buildBin } from "./bin_build.ts";
+import { buildStart } from "./start_build.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
@@ -45,35 +47,5 @@ for (const entry of assets) {
   console.error(`copied ${source.slice(root.length)} to dist/`);
 }
 
-bundleBin();
+buildBin(root);
 buildStart(root);
-
-/**
- * Bundles `server/cli.ts` into `dist/bin/cli.js` with `bun build
- * --splitting`: each command's modules in chunks loaded when it runs, the
- * packages left external (imported from `node_modules` as the library's
- * modules import them) but croner, which every start loads
- * (`externalPackages`). Node's ESM loader spends about 0.5 ms on each module,
- * and a start loads about 80 of them: bundled, `callflow-api serve` starts in
- * about a third less CPU. The Deno deflate worker is an entry of its own,
- * `dist/bin/deflate_worker.js`, beside the chunk that starts it
- * (server/gzip_pool/worker_pool.ts finds it relative to its own module).
- */
-function bundleBin(): void {
-  execFileSync(
-    join(root, "node_modules", ".bin", "bun"),
-    [
-      "build",
-      "--target=node",
-      "--format=esm",
-      "--splitting",
-      ...externalPackages(root),
-      "--entry-naming=[name].[ext]",
-      `--outdir=${join(dist, "bin")}`,
-      join(root, "server", "cli.ts"),
-      join(root, "server", "gzip_pool", "deflate_worker.ts"),
-    ],
-    // stdout: the sizes, which would break `npm pack --json`'s JSON.
-    { cwd: root, stdio: ["ignore", "ignore", "inherit"] },
-  );
-}

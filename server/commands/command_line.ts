@@ -7,8 +7,8 @@
  * @module
  */
 import process from "node:process";
-import { parseArgs, type ParseArgsConfig } from "node:util";
 import { SettingsError } from "../settings/settings_error.ts";
+import { type OptionsConfig, optionValues } from "./option_values.ts";
 
 /** A mistake on the command line: the usage is printed, exit code 2. */
 export class UsageError extends Error {
@@ -106,7 +106,7 @@ export interface Command {
   /** The help text, starting `Usage: callflow-api <name> ...`. */
   usage: string;
   /** Its options, without `--help` and `--version` (added to every command). */
-  options: NonNullable<ParseArgsConfig["options"]>;
+  options: OptionsConfig;
   /**
    * Runs it with the parsed options; throws {@linkcode UsageError} for a
    * value it refuses. Resolves with the exit code.
@@ -150,20 +150,16 @@ export async function runCommand(
   version: () => string = packageVersion,
 ): Promise<number> {
   try {
-    let parsed;
+    let values;
     try {
-      parsed = parseArgs({
-        args,
-        options: {
-          ...command.options,
-          version: { type: "boolean", short: "V" },
-          help: { type: "boolean", short: "h" },
-        },
-      });
+      values = optionValues(args, {
+        ...command.options,
+        version: { type: "boolean", short: "V" },
+        help: { type: "boolean", short: "h" },
+      }) as OptionValues;
     } catch (error) {
       throw new UsageError((error as Error).message);
     }
-    const values = parsed.values as OptionValues;
     if (values.help) {
       console.log(command.usage);
       return 0;

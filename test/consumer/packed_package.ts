@@ -210,7 +210,7 @@ describe("the packed package in a fresh project", () => {
   it("holds only the build, its types and the package's documents", () => {
     const paths = pack.files;
     const stray = paths.filter((path) =>
-      !/^(package\.json|README\.md|LICENSE(\.md)?|dist\/.+\.(js|d\.ts|sql))$/
+      !/^(package\.json|README\.md|LICENSE(\.md)?|dist\/.+\.(js|jsc|d\.ts|sql))$/
         .test(path)
     );
     assert.deepEqual(stray, []);
@@ -222,7 +222,10 @@ describe("the packed package in a fresh project", () => {
         "dist/mock/mod.d.ts",
         "dist/mock/msw.js",
         "dist/mock/msw.d.ts",
+        "dist/bin/callflow-api.js",
         "dist/bin/cli.js",
+        "dist/bin/bun/cli.js",
+        "dist/bin/bun/cli.js.jsc",
         "dist/bin/deflate_worker.js",
         "dist/server/mod.js",
         "dist/server/mod.d.ts",
@@ -470,7 +473,7 @@ describe("the packed package in a fresh project", () => {
     assert.match(server.stdout, /SIGTERM: shutting down/);
   });
 
-  // The bin is bundled (build/npm_build.ts): its chunks, and on Deno the
+  // The bin is bundled (build/bin_build.ts): its chunks, and on Deno the
   // deflate worker beside them, load from dist/bin/.
   for (const [name, runtime, command, prefix] of bins) {
     it(`serves a bulk export with \`serve\` under ${name}`, async () => {
