@@ -18,8 +18,12 @@
  *
  * @module
  */
-import pLimit, { type LimitFunction } from "p-limit";
+import pLimitExport, { type LimitFunction } from "p-limit";
 import type { Sql } from "postgres";
+import { defaultExport } from "./default_export.ts";
+
+/** p-limit's `pLimit`, also from a Bun bundle (see default_export.ts). */
+const pLimit = defaultExport(pLimitExport);
 
 const limits = new WeakMap<Sql, LimitFunction>();
 

@@ -5,9 +5,13 @@
  *
  * @module
  */
-import postgres from "postgres";
+import postgresExport from "postgres";
 import type { Sql } from "postgres";
+import { defaultExport } from "./default_export.ts";
 import type { SocketFactory } from "./silent_peer.ts";
+
+/** postgres.js's `postgres`, also from a Bun bundle (see default_export.ts). */
+const postgres = defaultExport(postgresExport);
 
 /**
  * A Postgres array literal of `values`, each element quoted: what the array
