@@ -84,8 +84,15 @@ async function honoAvailable(): Promise<boolean> {
 }
 writeFileSync(fixturesFile, JSON.stringify(apiFixtures));
 const logLines: string[] = [];
-/** Counts a file's lines in 1 MiB reads: a log can outgrow a string. */
-function countLines(path: string): number {
+/**
+ * Counts a file's lines in 1 MiB reads: a log can outgrow a string.
+ *
+ * @example
+ * ```ts ignore
+ * console.log(`${countLines(server.stdout)} lines in the log`);
+ * ```
+ */
+export function countLines(path: string): number {
   const fd = openSync(path, "r");
   const buffer = new Uint8Array(1 << 20);
   let lines = 0;

@@ -28,12 +28,12 @@
  * @module
  */
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { CALLS, FLOWS, TOKENS } from "../test/support/api_fixtures.ts";
 import { openBenchDatabase } from "./postgres_bench_db.ts";
 import {
+  countLines,
   cpuSeconds,
   luaScript,
   median,
@@ -170,7 +170,7 @@ try {
   await Promise.all([api.stop(), before?.stop(), memory.stop()]);
   await database.drop();
 }
-const logged = readFileSync(api.stdout, "utf8").split("\n").length;
+const logged = countLines(api.stdout);
 console.log(
   `wrk -t1 -c50 -d${SECONDS}s, ${ROUNDS} rounds, medians; ${logged} lines of access log`,
 );
