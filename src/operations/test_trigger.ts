@@ -48,20 +48,30 @@ export function sampleEvents(
   store: Store,
   now: () => Date,
 ): Promise<TriggerEvent[]> {
-  const { trigger } = flow;
-  if (trigger.type === "EMPTY") return Promise.reject(notConfigured(flow));
-  return Promise.resolve(
-    triggerEvents(trigger, flow.projectId, store, now),
-  );
+  const sample = sampleOrRefusal(flow, store, now);
+  return sample instanceof HttpError
+    ? Promise.reject(sample)
+    : Promise.resolve(sample);
 }
 
-/** The refusal of a flow whose trigger is `EMPTY`. */
-function notConfigured(flow: Flow): HttpError {
-  return new HttpError(
-    409,
-    "TRIGGER_NOT_CONFIGURED",
-    `Flow ${flow.flowId} has no trigger configured`,
-  );
+/**
+ * {@linkcode sampleEvents}'s events as soon as they are at hand (a webhook's
+ * or a schedule's at once), or its refusal returned rather than thrown.
+ */
+function sampleOrRefusal(
+  flow: Flow,
+  store: Store,
+  now: () => Date,
+): TriggerEvent[] | Promise<TriggerEvent[]> | HttpError {
+  const { trigger } = flow;
+  if (trigger.type === "EMPTY") {
+    return new HttpError(
+      409,
+      "TRIGGER_NOT_CONFIGURED",
+      `Flow ${flow.flowId} has no trigger configured`,
+    );
+  }
+  return triggerEvents(trigger, flow.projectId, store, now);
 }
 
 /** Settings of {@linkcode testTrigger}. */
@@ -118,12 +128,11 @@ export function testTrigger(
         new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`),
       );
     }
-    const { trigger } = flow;
-    if (trigger.type === "EMPTY") return context.error(notConfigured(flow));
+    const sample = sampleOrRefusal(flow, store, now);
+    if (sample instanceof HttpError) return context.error(sample);
     // A webhook's or a schedule's events are at hand: nothing to wait for.
-    const events = triggerEvents(trigger, flow.projectId, store, now);
     return context.json({
-      events: events instanceof Promise ? await events : events,
+      events: sample instanceof Promise ? await sample : sample,
     });
   };
 }
