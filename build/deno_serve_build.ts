@@ -1,8 +1,8 @@
 /**
  * The build of `deno serve server/mod.ts` (`npm run build:deno`, also run by
- * `npm run build`): server/runtimes/deploy_entry.ts bundled into `dist/deno_serve/`, which
- * server/mod.ts runs under Deno while every source it was built from is
- * unchanged (and the sources otherwise):
+ * `npm run build`): server/runtimes/deploy_entry.ts bundled into
+ * `dist/deno_serve/`, which server/mod.ts runs under Deno while every source
+ * it was built from is unchanged (and the sources otherwise):
  *
  * - `deploy_entry.js` and its chunks: ES modules split as the start build's for
  *   Node are (build/start_build.ts), so that a start whose `DENO_DIR` is

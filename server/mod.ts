@@ -23,12 +23,13 @@
  * `npm start` does: `/readyz` answers 503, requests in flight finish, then
  * the process exits 0, within `SHUTDOWN_TIMEOUT` seconds.
  *
- * The server is server/runtimes/deploy_entry.ts. Under Deno, from the sources, this module
- * runs its build instead, `dist/deno_serve/` (`npm run build`;
- * build/deno_serve_build.ts), while every source that build holds has the
- * modification time and size it had when built: a start with an empty
- * `DENO_DIR` then transpiles no TypeScript and loads a handful of modules,
- * not about 70. An edit takes effect at the next start.
+ * The server is server/runtimes/deploy_entry.ts. Under Deno, from the
+ * sources, this module runs its build instead, `dist/deno_serve/`
+ * (`npm run build` or `build:deno`; build/deno_serve_build.ts), while every
+ * source that build holds has the modification time and size it had when
+ * built: a start with an empty `DENO_DIR` then transpiles no TypeScript and
+ * compiles a handful of modules, not about 70. An edit takes effect at the
+ * next start; without `--allow-read`, the sources run.
  *
  * @example Serving it from your own module under Deno or Bun
  * ```ts ignore
