@@ -16,7 +16,8 @@
  *   answering a constant, Node's floor for any Fetch handler (it loads
  *   Node's `Request` and `Response`, undici);
  * - Deno: `deno serve --allow-net --allow-env --allow-read server/mod.ts`
- *   against `deno serve` of a constant;
+ *   (which runs `dist/deno_serve/`, built by `npm run build` too:
+ *   build/deno_serve_build.ts) against `deno serve` of a constant;
  * - Bun: `npm run start:bun`'s command (as `npm start`'s), `bun
  *   server/main.ts`, and the built bin's `serve` and `mock` under
  *   Bun (`bun dist/bin/callflow-api.js`, as `bunx --bun callflow-api` runs

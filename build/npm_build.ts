@@ -3,8 +3,9 @@
  * sources to JavaScript and `.d.ts` files in `dist/` with tsc, copies the
  * files beside the sources (e.g. the Postgres store's `.sql` migrations) next
  * to the compiled modules, and bundles the bin, `callflow-api`, into
- * `dist/bin/` (build/bin_build.ts) and the start build into `dist/start/`
- * (build/start_build.ts).
+ * `dist/bin/` (build/bin_build.ts), the start build into `dist/start/`
+ * (build/start_build.ts) and `deno serve`'s into `dist/deno_serve/`
+ * (build/deno_serve_build.ts).
  *
  * @module
  */
@@ -15,6 +16,7 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { buildBin } from "./bin_build.ts";
 import { buildStart } from "./start_build.ts";
+import { buildDenoServe } from "./deno_serve_build.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
@@ -49,3 +51,4 @@ for (const entry of assets) {
 
 buildBin(root);
 buildStart(root);
+buildDenoServe(root);

@@ -23,6 +23,14 @@
  * `npm start` does: `/readyz` answers 503, requests in flight finish, then
  * the process exits 0, within `SHUTDOWN_TIMEOUT` seconds.
  *
+ * The server is server/runtimes/deploy_entry.ts. Under Deno, from the
+ * sources, this module runs its build instead, `dist/deno_serve/`
+ * (`npm run build` or `build:deno`; build/deno_serve_build.ts), while every
+ * source that build holds has the modification time and size it had when
+ * built: a start with an empty `DENO_DIR` then transpiles no TypeScript and
+ * compiles a handful of modules, not about 70. An edit takes effect at the
+ * next start; without `--allow-read`, the sources run.
+ *
  * @example Serving it from your own module under Deno or Bun
  * ```ts ignore
  * export { default } from "@callflow/api/server";
@@ -30,92 +38,49 @@
  *
  * @module
  */
-import "./runtimes/require_supported_runtime.ts";
-import { realpathSync } from "node:fs";
-import process from "node:process";
-import { fileURLToPath } from "node:url";
-import type { BunServer } from "./runtimes/bun.ts";
-import { serveApp } from "./run_server.ts";
-import { openServerApp } from "./app.ts";
-import { readServerSettings } from "./settings/settings.ts";
-import { stdoutIsTerminal } from "./observability/log_lines.ts";
-import { runtimeName } from "./runtimes/mod.ts";
-import {
-  shutDownOnStopSignal,
-  type StoppableServer,
-} from "./runtimes/shutdown.ts";
+import type { ServerEntry } from "./runtimes/deploy_entry.ts";
 
-/** What `deno serve`, Deno Deploy and Bun read from the default export. */
-export interface ServerEntry {
-  /**
-   * The API's handler; the second argument is what the runtime passes
-   * (Deno's `info`, Bun's `server`), which its steps read to drain on
-   * shutdown.
-   */
-  fetch(request: Request, runtimeArgument?: unknown): Promise<Response>;
-  /** Bun: the port, from `PORT` (default 8787). `deno serve` uses `--port`. */
-  port: number;
-  /** Bun: the interface, from `HOST` (default 127.0.0.1). */
-  hostname: string;
-  /** Bun: no idle timeout, so a slow client can read a large export. */
-  idleTimeout: number;
-  /** `deno serve`: called once it listens. */
-  onListen(address: { hostname: string; port: number }): void;
+export type { ServerEntry } from "./runtimes/deploy_entry.ts";
+
+/** The part of Deno's global the build's check reads. */
+interface DenoFiles {
+  Deno?: {
+    readTextFileSync(url: URL): string;
+    statSync(url: URL): { mtime: Date | null; size: number };
+  };
 }
 
-const settings = readServerSettings(process.env, stdoutIsTerminal());
-const app = await openServerApp(settings);
-console.error(`API ready (${runtimeName()}, ${app.description})`);
-
-/** The server Bun runs for the default export, seen with its requests. */
-let bunServer: BunServer | undefined;
-/** deno serve's or Bun's server, as a shutdown drives it. */
-const runtimeServer: StoppableServer = {
-  // deno serve's listener cannot be closed from JavaScript: exiting does.
-  close: async () => await bunServer?.stop(),
-  cut: () => void bunServer?.stop(true),
-};
-
-/** The API, served from the environment's settings. */
-const entry: ServerEntry = {
-  fetch: runtimeName() === "bun"
-    ? (request, server) => {
-      bunServer = server as BunServer;
-      return app.handler(request, server);
-    }
-    : app.handler,
-  port: settings.port,
-  hostname: settings.hostname,
-  idleTimeout: 0,
-  onListen({ hostname, port }) {
-    const host = hostname.includes(":") ? `[${hostname}]` : hostname;
-    console.error(`API listening on http://${host}:${port}`);
-  },
-};
-
-export default entry;
-
-/** Whether Node runs this module as its program (`node server.js`). */
-function runByNode(): boolean {
-  if (runtimeName() !== "node" || process.argv[1] === undefined) return false;
+/**
+ * Under Deno, from the sources, the build's entry while every source it
+ * holds (`sources.json`: `[path, mtime in whole ms, size]`) is as it was;
+ * otherwise undefined. Its import is not analyzable: Deno builds no graph
+ * of it at start.
+ */
+function builtEntry():
+  | Promise<typeof import("./runtimes/deploy_entry.ts")>
+  | undefined {
+  const { Deno } = globalThis as DenoFiles;
+  if (Deno === undefined || !import.meta.url.endsWith(".ts")) return undefined;
+  const root = new URL("../", import.meta.url);
+  const build = new URL("dist/deno_serve/", root);
   try {
-    return realpathSync(process.argv[1]) ===
-      realpathSync(fileURLToPath(import.meta.url));
+    const { sources } = JSON.parse(
+      Deno.readTextFileSync(new URL("sources.json", build)),
+    ) as { sources: [string, number, number][] };
+    const fresh = sources.length > 0 &&
+      sources.every(([path, mtimeMs, size]) => {
+        const now = Deno.statSync(new URL(path, root));
+        return now.mtime?.getTime() === mtimeMs && now.size === size;
+      });
+    return fresh ? import(new URL("deploy_entry.js", build).href) : undefined;
   } catch {
-    return false;
+    // No build, a source gone, or no read permission: the sources it is.
+    return undefined;
   }
 }
 
-// Deno and Bun serve the default export themselves; Node needs the adapter.
-if (runByNode()) {
-  process.exit(await serveApp(app, settings));
-} else {
-  // Not awaited: deno serve and Bun read the default export once this
-  // module is evaluated. stdout is the access log's.
-  shutDownOnStopSignal(
-    runtimeServer,
-    app,
-    settings.shutdownTimeout,
-    console.error,
-  ).then(() => process.exit(0));
-}
+const { openEntry } =
+  await (builtEntry() ?? import("./runtimes/deploy_entry.ts"));
+/** The API, served from the environment's settings. */
+const entry: ServerEntry = await openEntry(import.meta.url);
+export default entry;
