@@ -131,7 +131,8 @@ export class Context<Vars extends object = Record<never, never>> {
    * Built into each response rather than set on it afterwards, which on
    * @hono/node-server would take the response off its fast path.
    * The record is made when a step first reads or sets it: an answer of a
-   * request whose steps touched none is built in one object.
+   * request whose steps touched none is built in one object (and on Bun
+   * sent as a copy of a template, see `nativeAnswerHeaders`).
    */
   get headers(): Record<string, string> {
     return this.#headers ??= answerHeaders(this.#private, this.requestId);
