@@ -45,7 +45,8 @@ const PROBES = /^https?:\/\/[^/]*\/(?:readyz|healthz)(?:\?|$)/;
  */
 export class Drain {
   #inFlight = 0;
-  #lastArrival = Date.now();
+  /** When the last request arrived, from `performance.now()`. */
+  #lastArrival = performance.now();
   #draining = false;
 
   /** How many responses are still going. */
@@ -57,10 +58,12 @@ export class Drain {
    * Notes a request's arrival (a health probe's only before the drain).
    *
    * @param request The request.
+   * @param arrivedAt When it arrived, from `performance.now()` (a step
+   * passes its context's `startedAt`, read already). Default: now.
    * @returns What to call once its response is over; later calls do nothing.
    */
-  arrive(request: Request): () => void {
-    this.enter(request);
+  arrive(request: Request, arrivedAt?: number): () => void {
+    this.enter(request, arrivedAt);
     return this.leaver();
   }
 
@@ -69,12 +72,14 @@ export class Drain {
    * that calls {@linkcode Drain.leave} itself, exactly once a request.
    *
    * @param request The request.
+   * @param arrivedAt When it arrived, from `performance.now()`. Default:
+   * now.
    */
-  enter(request: Request): void {
+  enter(request: Request, arrivedAt?: number): void {
     if (!this.#draining || !PROBES.test(request.url)) {
-      // The wall clock, in ms: enough for a quiet second, and on Deno less
-      // than half what `performance.now()` costs (a call into the runtime).
-      this.#lastArrival = Date.now();
+      // The steps pass the context's arrival time: no clock read a request
+      // (a call into the runtime, 0.04-0.05 µs on Bun).
+      this.#lastArrival = arrivedAt ?? performance.now();
     }
     this.#inFlight += 1;
   }
@@ -127,7 +132,8 @@ export class Drain {
    * @param quietMs How long no request may have arrived, in ms.
    */
   idle(quietMs: number): boolean {
-    return this.inFlight === 0 && Date.now() - this.#lastArrival >= quietMs;
+    return this.inFlight === 0 &&
+      performance.now() - this.#lastArrival >= quietMs;
   }
 
   /**
@@ -204,7 +210,7 @@ export function drainingStep(
   responseEnd: ResponseEnd,
 ): Middleware {
   return (context, next) => {
-    const done = drain.arrive(context.request);
+    const done = drain.arrive(context.request, context.startedAt);
     const answered = responseEnd(context, done);
     return next().then((response) => {
       const answer = drain.respond(response);
@@ -257,7 +263,7 @@ export function countingStep(
     throw error;
   };
   return (context, next) => {
-    drain.enter(context.request);
+    drain.enter(context.request, context.startedAt);
     return next().then(
       (response) => answered(drain, context, response),
       failed,

@@ -8,7 +8,11 @@
  * @module
  */
 import type { WatchedBody } from "./body_watch.ts";
-import { answerHeaders, PRIVATE_HEADERS } from "./hardening_headers.ts";
+import {
+  answerHeaders,
+  nativeAnswerHeaders,
+  PRIVATE_HEADERS,
+} from "./hardening_headers.ts";
 import { leavesLargeBody } from "./request_body.ts";
 import type { HttpError } from "../errors/mod.ts";
 import { RequestValidationError } from "../validation/mod.ts";
@@ -127,7 +131,8 @@ export class Context<Vars extends object = Record<never, never>> {
    * Built into each response rather than set on it afterwards, which on
    * @hono/node-server would take the response off its fast path.
    * The record is made when a step first reads or sets it: an answer of a
-   * request whose steps touched none is built in one object.
+   * request whose steps touched none is built in one object (and on Bun
+   * sent as a copy of a template, see `nativeAnswerHeaders`).
    */
   get headers(): Record<string, string> {
     return this.#headers ??= answerHeaders(this.#private, this.requestId);
@@ -229,13 +234,13 @@ export class Context<Vars extends object = Record<never, never>> {
     this.#bodyLength = utf8Length(text);
     // A string body and a plain header record keep @hono/node-server on its
     // fast path (it writes them without building a web Response).
-    return this.#build(
-      text,
-      status,
-      headers === undefined && this.#headers === undefined
-        ? answerHeaders(this.#private, this.requestId, "application/json")
-        : { "content-type": "application/json", ...headers, ...this.headers },
-    );
+    return headers === undefined && this.#headers === undefined
+      ? this.#buildPlain(text, status, "application/json")
+      : this.#build(text, status, {
+        "content-type": "application/json",
+        ...headers,
+        ...this.headers,
+      });
   }
 
   /**
@@ -279,21 +284,38 @@ export class Context<Vars extends object = Record<never, never>> {
    */
   empty(status: number, headers?: Readonly<Record<string, string>>): Response {
     this.#bodyLength = 0;
+    return headers === undefined && this.#headers === undefined
+      ? this.#buildPlain(null, status)
+      : this.#build(null, status, { ...headers, ...this.headers });
+  }
+
+  /** An answer with the headers of a request no step added to. */
+  #buildPlain(
+    body: string | null,
+    status: number,
+    contentType?: "application/json",
+  ): Response {
+    const { requestId } = this;
+    const headers = answerHeaders(this.#private, requestId, contentType);
     return this.#build(
-      null,
+      body,
       status,
-      headers === undefined && this.#headers === undefined
-        ? answerHeaders(this.#private, this.requestId)
-        : { ...headers, ...this.headers },
+      headers,
+      nativeAnswerHeaders(this.#private, requestId, contentType),
     );
   }
 
+  /** An answer; `native` are the same headers as `headers`, when at hand. */
   #build(
     body: string | Uint8Array | null,
     status: number,
     headers: Record<string, string>,
+    native?: Headers,
   ): Response {
-    const response = new Response(body as BodyInit | null, { status, headers });
+    const response = new Response(body as BodyInit | null, {
+      status,
+      headers: native ?? headers,
+    });
     this.#built = { response, body, headers };
     return response;
   }

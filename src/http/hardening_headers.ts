@@ -100,3 +100,74 @@ export function answerHeaders(
       "x-request-id": requestId,
     };
 }
+
+/** The runtime's own header list of each of {@linkcode answerHeaders}' shapes, but the id. */
+type Templates = Record<"public" | "private", Record<"json" | "none", Headers>>;
+
+/** Bun's templates, made at the first answer; `null` elsewhere. */
+let templates: Templates | null | undefined;
+
+/**
+ * {@linkcode answerHeaders} as a `Headers` for `new Response`, where the
+ * runtime builds one faster from a copy of another than from a record: on
+ * Bun, a copy of a template made once, with `X-Request-Id` set, costs about
+ * 0.55 against 0.8 µs a `Response` of four headers (the record's names are
+ * read and checked one by one; a copy's were checked once). The same names
+ * and values in the same order as the record's. Elsewhere `undefined`: on
+ * Deno a copy costs more than a record, and on Node @hono/node-server sends
+ * a record's headers without building a `Headers` at all.
+ *
+ * @param privately Whether the answer carries `Cache-Control: no-store`.
+ * @param requestId The request id.
+ * @param contentType The answer's `Content-Type`: `application/json` or none.
+ * @returns The headers, or `undefined`: send the record.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { answerHeaders, nativeAnswerHeaders } from "./hardening_headers.ts";
+ *
+ * const native = nativeAnswerHeaders(true, "r-1", "application/json");
+ * assert.deepEqual(
+ *   native === undefined ? undefined : [...native],
+ *   "Bun" in globalThis
+ *     ? [...new Headers(answerHeaders(true, "r-1", "application/json"))]
+ *     : undefined,
+ * );
+ * ```
+ */
+export function nativeAnswerHeaders(
+  privately: boolean,
+  requestId: string,
+  contentType?: "application/json",
+): Headers | undefined {
+  templates ??= "Bun" in globalThis ? makeTemplates() : null;
+  if (templates === null) return undefined;
+  const headers = new Headers(
+    templates[privately ? "private" : "public"][
+      contentType === undefined ? "none" : "json"
+    ],
+  );
+  headers.set("x-request-id", requestId);
+  return headers;
+}
+
+/** The templates: each shape of {@linkcode answerHeaders} without the id. */
+function makeTemplates(): Templates {
+  const template = (privately: boolean, contentType?: string) => {
+    const record: Record<string, string> = answerHeaders(
+      privately,
+      "",
+      contentType,
+    );
+    delete record["x-request-id"];
+    return new Headers(record);
+  };
+  return {
+    public: {
+      json: template(false, "application/json"),
+      none: template(false),
+    },
+    private: { json: template(true, "application/json"), none: template(true) },
+  };
+}

@@ -17,6 +17,8 @@ const HEX = /^[0-9a-fA-F]$/;
 const SIMPLE = /^[0-9a-fA-F]{32}$/;
 const HYPHENATED =
   /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
+const LOWERCASE_HYPHENATED =
+  /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const URN_PREFIX = "urn:uuid:";
 const HYPHEN = 0x2d;
 /** Where each of the five groups starts in a hyphenated UUID. */
@@ -45,6 +47,8 @@ const GROUP_LENGTHS = [8, 4, 4, 4, 12] as const;
  * ```
  */
 export function parseUuid(text: string): UuidParseResult {
+  // The usual form, lowercase already: no copy by `toLowerCase`.
+  if (LOWERCASE_HYPHENATED.test(text)) return { ok: true, uuid: text };
   const hyphenated = text.length === 36 ? text : unwrap(text);
   if (text.length === 32 && SIMPLE.test(text)) {
     const hex = text.toLowerCase();
