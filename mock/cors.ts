@@ -5,9 +5,9 @@
  *
  * @module
  */
-import { openApiDocument } from "../src/openapi/mod.ts";
 import { Router } from "../src/http/mod.ts";
 import { controlOpenApiDocument } from "./control_openapi.ts";
+import { OPERATION_TABLE } from "./operation_table.ts";
 import type { MockStep } from "./mock_context.ts";
 
 const EXPOSED_HEADERS =
@@ -97,15 +97,27 @@ export function routeMethods(
   return (pathname) => router.methodsAt(pathname);
 }
 
+/** The API's paths, from the table generated from its OpenAPI document. */
+function apiPaths(): DocumentPaths {
+  const paths: DocumentPaths["paths"] = {};
+  for (const [, method, path] of OPERATION_TABLE) {
+    (paths[path] ??= {})[method.toLowerCase()] = {};
+  }
+  return { paths };
+}
+
+let mockRoutes: ((pathname: string) => string[]) | undefined;
+
 /**
  * The mock's routes: the API's and the control API's, and the document the
- * API serves about itself.
+ * API serves about itself. Built at the first preflight, not at start.
  */
-const mockRouteMethods = routeMethods([
-  openApiDocument,
-  controlOpenApiDocument,
-  { paths: { "/openapi.json": { get: {} } } },
-]);
+const mockRouteMethods = (pathname: string) =>
+  (mockRoutes ??= routeMethods([
+    apiPaths(),
+    controlOpenApiDocument,
+    { paths: { "/openapi.json": { get: {} } } },
+  ]))(pathname);
 
 /**
  * Permissive CORS, as a step of the mock's pipeline. A preflight (`OPTIONS`
