@@ -20,13 +20,15 @@
  *   version: Bun checks the version written in it and, from another
  *   version, ignores it and parses the file (Bun's documentation, "Bytecode
  *   Caching": a mismatch is silently rejected; test/bin_build_test.ts).
+ *   Bundled by build/bun_bundle.ts, which takes `process` and `Buffer` from
+ *   Bun's globals.
  *
  * @module
  */
 import { execFileSync, type ExecFileSyncOptions } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { externalPackages } from "./start_build.ts";
+import { BUN_BUNDLE, externalPackages } from "./start_build.ts";
 
 /**
  * The entry: on Bun the bundle with its bytecode, elsewhere the ES modules.
@@ -77,15 +79,7 @@ export function buildBin(
     cli,
     join(root, "server", "gzip_pool", "deflate_worker.ts"),
   ], options);
-  execFileSync(bun, [
-    "build",
-    "--target=bun",
-    "--format=cjs",
-    "--bytecode",
-    ...external,
-    `--outdir=${join(out, "bun")}`,
-    cli,
-  ], options);
+  execFileSync(bun, [BUN_BUNDLE, cli, join(out, "bun"), ...external], options);
   const entry = join(out, "callflow-api.js");
   writeFileSync(entry, ENTRY);
   chmodSync(entry, 0o755);

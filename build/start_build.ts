@@ -12,7 +12,8 @@
  *   (`--bytecode`, which Bun has for CommonJS only, hence no top-level await
  *   in `server/main.ts`): Bun parses and compiles none of it at start. The
  *   bytecode is Bun's own for one version; another version ignores it and
- *   parses the file;
+ *   parses the file. Bundled by build/bun_bundle.ts, which takes `process`
+ *   and `Buffer` from Bun's globals;
  * - `dist/start/sources.json`: every source either bundle holds, with its
  *   modification time (whole milliseconds: Bun's `Bun.file` has no
  *   finer) and size; one modified less than a second before the
@@ -43,6 +44,11 @@ import { fileURLToPath } from "node:url";
  * The others stay external, loaded when used.
  */
 const BUNDLED = ["croner"];
+
+/** The script that bundles for Bun (build/bun_bundle.ts), run by Bun. */
+export const BUN_BUNDLE: string = fileURLToPath(
+  new URL("./bun_bundle.ts", import.meta.url),
+);
 
 /**
  * `bun build`'s options that keep every package of `root`'s package.json
@@ -95,27 +101,36 @@ export function buildStart(root: string): StartSource[] {
   const out = join(root, "dist", "start");
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const bundles = [
-    ["node", "--target=node", "--format=esm", "--splitting"],
-    ["bun", "--target=bun", "--format=cjs", "--bytecode"],
-  ];
+  const bun = join(root, "node_modules", ".bin", "bun");
+  const entry = join(root, "server", "main.ts");
   const external = externalPackages(root);
+  const bundles: [name: string, args: (metafile: string) => string[]][] = [
+    ["node", (metafile) => [
+      "build",
+      "--target=node",
+      "--format=esm",
+      "--splitting",
+      ...external,
+      `--metafile=${metafile}`,
+      `--outdir=${join(out, "node")}`,
+      entry,
+    ]],
+    ["bun", (metafile) => [
+      BUN_BUNDLE,
+      entry,
+      join(out, "bun"),
+      ...external,
+      `--metafile=${metafile}`,
+    ]],
+  ];
   const began = Date.now();
   const inputs = new Map<string, StartSource>();
-  for (const [name, ...options] of bundles) {
+  for (const [name, args] of bundles) {
     const metafile = join(out, `${name}.meta.json`);
-    execFileSync(
-      join(root, "node_modules", ".bin", "bun"),
-      [
-        "build",
-        ...options,
-        ...external,
-        `--metafile=${metafile}`,
-        `--outdir=${join(out, name!)}`,
-        join(root, "server", "main.ts"),
-      ],
-      { cwd: root, stdio: ["ignore", "ignore", "inherit"] },
-    );
+    execFileSync(bun, args(metafile), {
+      cwd: root,
+      stdio: ["ignore", "ignore", "inherit"],
+    });
     const meta = JSON.parse(readFileSync(metafile, "utf8")) as {
       inputs: Record<string, unknown>;
     };

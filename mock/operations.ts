@@ -1,10 +1,11 @@
 /**
  * The API's operations as its OpenAPI document declares them: which
- * `operationId` a request is for, and which statuses that operation defines.
+ * `operationId` a request is for, and which statuses that operation defines
+ * (from mock/operation_table.ts, generated from the document).
  *
  * @module
  */
-import { openApiDocument } from "../src/openapi/mod.ts";
+import { OPERATION_TABLE } from "./operation_table.ts";
 
 /** An operation of the API's OpenAPI document. */
 export interface OperationInfo {
@@ -18,26 +19,11 @@ export interface OperationInfo {
   responses: ReadonlyMap<number, string>;
 }
 
-const OPERATIONS: readonly OperationInfo[] = Object.entries(
-  openApiDocument.paths,
-).flatMap(([path, methods]) =>
-  Object.entries(methods).map(([method, operation]) => {
-    const { operationId, responses } = operation as {
-      operationId: string;
-      responses: Record<string, { description: string }>;
-    };
-    return {
-      operationId,
-      method: method.toUpperCase(),
-      path,
-      responses: new Map(
-        Object.entries(responses).map((
-          [status, { description }],
-        ) => [Number(status), description]),
-      ),
-    };
-  })
-);
+// From the table generated from the document (build/operation_table.ts), so
+// that a mock does not build the document at start.
+const OPERATIONS: readonly OperationInfo[] = OPERATION_TABLE.map((
+  [operationId, method, path, responses],
+) => ({ operationId, method, path, responses: new Map(responses) }));
 
 /** Every `operationId` of the API, in the document's order. */
 export const OPERATION_IDS: readonly string[] = OPERATIONS.map((operation) =>
