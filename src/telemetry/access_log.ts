@@ -111,11 +111,11 @@ function jsonLineAt(
   // never need escaping; numbers print as JSON prints them.
   let line = `{"time":"${request.time}","level":"${level}",` +
     `"request_id":${jsonString(request.requestId)},` +
-    `"method":${jsonString(request.method)},` +
-    `"path":${jsonString(request.path)},"status":${request.status},` +
+    `"method":${METHODS.quote(request.method)},` +
+    `"path":${PATHS.quote(request.path)},"status":${request.status},` +
     `"duration_ms":${request.durationMs},"bytes":${request.bytes}`;
   if (request.projectId !== undefined) {
-    line += `,"project_id":${jsonString(request.projectId)}`;
+    line += `,"project_id":${PROJECTS.quote(request.projectId)}`;
   }
   if (request.errorCode !== undefined) {
     line += `,"error_code":${jsonString(request.errorCode)}`;
@@ -132,6 +132,29 @@ const PLAIN_JSON = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 function jsonString(text: string): string {
   return PLAIN_JSON.test(text) ? `"${text}"` : JSON.stringify(text);
 }
+
+/**
+ * {@linkcode jsonString} of one field, its last value kept with its JSON: a
+ * server's lines repeat their method, path and project from one request to
+ * the next, and a string equal to the last is not looked at again (an
+ * equality test costs a fraction of the regular expression's).
+ */
+class QuotedField {
+  #text: string | undefined;
+  #json = "";
+
+  quote(text: string): string {
+    if (text !== this.#text) {
+      this.#text = text;
+      this.#json = jsonString(text);
+    }
+    return this.#json;
+  }
+}
+
+const METHODS = new QuotedField();
+const PATHS = new QuotedField();
+const PROJECTS = new QuotedField();
 
 /**
  * A finished request as a short line for a terminal, e.g.
