@@ -25,6 +25,11 @@ const MESSAGES = 6;
 const EXPORTERS = 4;
 const LOOKERS = 8;
 const KILL_EVERY_MS = 300;
+/**
+ * The kills a run waits for past its `seconds` when a loaded machine ran
+ * the killer slowly, up to 4 × `seconds`: the goals need that many.
+ */
+const MIN_KILLS = 10;
 
 const { token: TOKEN, call, callIds, fixtures } = manyCalls({
   prefix: "c7",
@@ -85,7 +90,8 @@ export interface KillTally {
 }
 
 /**
- * Runs the scenario for `seconds` of kills against a server started by
+ * Runs the scenario for `seconds` of kills (longer, while fewer than
+ * `MIN_KILLS` have been made) against a server started by
  * `server` with `DATABASE_URL=databaseUrl`; `adminUrl` reaches the same
  * server to terminate that database's backends (never any other's).
  */
@@ -164,9 +170,15 @@ export async function runKillScenario(
         tally.kills += 1;
       }
     })();
-    const until = performance.now() + seconds * 1000;
+    const started = performance.now();
+    const until = started + seconds * 1000;
+    const latest = started + 4 * seconds * 1000;
+    const going = () => {
+      const now = performance.now();
+      return now < until || (tally.kills < MIN_KILLS && now < latest);
+    };
     const loop = async (request: () => Promise<unknown>) => {
-      while (performance.now() < until) await request();
+      while (going()) await request();
     };
     let probe = 0;
     const completed: Uint8Array[] = [];
@@ -345,7 +357,7 @@ export function assertKillGoals(tally: KillTally): void {
   const context = describeTally("tally", tally);
   assert.ok(tally.alive, `the server died: ${tally.output}`);
   assert.doesNotMatch(tally.output, /unhandled|uncaught/i);
-  assert.ok(tally.kills >= 10, `only ${tally.kills} kills`);
+  assert.ok(tally.kills >= MIN_KILLS, `only ${tally.kills} kills`);
   assert.equal(lookups.status401 + exports.status401, 0, context);
   assert.equal(exports.broken, 0, context);
   assert.deepEqual([...lookups.other, ...exports.other], [], context);
