@@ -33,11 +33,16 @@ import { BUN_BUNDLE, externalPackages } from "./start_build.ts";
 /**
  * The entry: on Bun the bundle with its bytecode, elsewhere the ES modules.
  * A file of its own: an ES module runs its static imports before its first
- * line, so the choice cannot be made in either bundle.
+ * line, so the choice cannot be made in either bundle. On Bun, `// @bun`
+ * (the mark Bun writes on its own output) spares the entry Bun's
+ * transpiler, and `import.meta.require` loads the CommonJS bundle without
+ * the ES module loader's wrapping of a dynamic `import()`: together about
+ * 0.9 ms of CPU, an eighth of Bun's bare start.
  */
 const ENTRY = `#!/usr/bin/env node
+// @bun
 // callflow-api: the bin's entry, written by build/bin_build.ts.
-if (globalThis.Bun !== undefined) await import("./bun/cli.js");
+if (globalThis.Bun !== undefined) import.meta.require("./bun/cli.js");
 else await import("./cli.js");
 `;
 

@@ -1,3 +1,4 @@
+// @bun
 /**
  * `npm start` and `npm run start:bun`: the server of `server/main.ts`, from
  * the start build (`dist/start/`, see build/start_build.ts) while every
@@ -10,6 +11,10 @@
  *
  * On Node, the compile cache is turned on before anything loads (see
  * server/runtimes/compile_cache.ts), so a later start compiles nothing either.
+ * On Bun, `// @bun` above (the mark Bun writes on its own output) spares
+ * this file Bun's transpiler, and `import.meta.require` loads the list and
+ * the CommonJS bundle without the ES module loader's wrapping of a dynamic
+ * `import()`: together about 0.9 ms of CPU, an eighth of Bun's bare start.
  *
  * @module
  */
@@ -23,7 +28,7 @@ node?.("node:module").enableCompileCache?.();
  * `[path, mtime in whole ms, size]` has that modification time and size now.
  * On Bun with `Bun.file`: loading `node:fs` there costs more than the rest.
  */
-async function builtFromTheseSources() {
+function builtFromTheseSources() {
   try {
     const root = node === undefined
       ? `${bun.fileURLToPath(new URL("..", import.meta.url))}/`
@@ -31,7 +36,7 @@ async function builtFromTheseSources() {
     const list = `${root}dist/start/sources.json`;
     const fs = node?.("node:fs");
     const { sources } = fs === undefined
-      ? (await import(list, { with: { type: "json" } })).default
+      ? import.meta.require(list)
       : JSON.parse(fs.readFileSync(list, "utf8"));
     // Indexed, no arrays destructured or made: this runs once, in the
     // interpreter, where that halves the check on Bun (0.6 ms of CPU).
@@ -51,6 +56,6 @@ async function builtFromTheseSources() {
   }
 }
 
-if (!(await builtFromTheseSources())) await import("./main.ts");
-else if (bun !== undefined) await import("../dist/start/bun/main.js");
+if (!builtFromTheseSources()) await import("./main.ts");
+else if (bun !== undefined) import.meta.require("../dist/start/bun/main.js");
 else await import("../dist/start/node/main.js");
