@@ -8,13 +8,11 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { buildDenoServe } from "../build/deno_serve_build.ts";
 import {
   denoServeArgs,
@@ -22,27 +20,15 @@ import {
   ServerProcess,
   UNSET_SERVER_SETTINGS,
 } from "./deploy/processes.ts";
+import { copySources, ROOT } from "./support/source_copy.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** What the test makes the build print in place of the sources' line. */
 const LISTENING = "API listening on";
 const MARKED = "API listening (from dist/deno_serve) on";
 
 let copy: string;
 before(() => {
-  copy = mkdtempSync(join(tmpdir(), "deno-serve-build-"));
-  for (const folder of ["server", "src", "postgres"]) {
-    // Its sources' times as they are: a build counts one just written as
-    // possibly read half-written, and never trusts it.
-    cpSync(join(ROOT, folder), join(copy, folder), {
-      recursive: true,
-      preserveTimestamps: true,
-    });
-  }
-  for (const file of ["package.json", "deno.json"]) {
-    cpSync(join(ROOT, file), join(copy, file));
-  }
-  symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+  copy = copySources("deno-serve-build-", ["package.json", "deno.json"]);
 });
 after(() => rmSync(copy, { recursive: true, force: true }));
 

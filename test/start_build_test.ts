@@ -9,38 +9,26 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { cpSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 import { after, before, describe, it } from "node:test";
-import { fileURLToPath } from "node:url";
 import { buildStart } from "../build/start_build.ts";
 import {
   freePort,
   ServerProcess,
   UNSET_SERVER_SETTINGS,
 } from "./deploy/processes.ts";
+import { copySources } from "./support/source_copy.ts";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
 /** What the test makes the built bundles print in place of the sources'. */
 const LISTENING = "API listening on";
 const MARKED = "API listening (from dist/start) on";
 
 let copy: string;
 before(() => {
-  copy = mkdtempSync(join(tmpdir(), "start-build-"));
-  for (const folder of ["server", "src", "postgres"]) {
-    // Its sources' times as they are: a build counts one just written as
-    // possibly read half-written, and never trusts it.
-    cpSync(join(ROOT, folder), join(copy, folder), {
-      recursive: true,
-      preserveTimestamps: true,
-    });
-  }
-  cpSync(join(ROOT, "package.json"), join(copy, "package.json"));
-  symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"));
+  copy = copySources("start-build-", ["package.json"]);
 });
 after(() => rmSync(copy, { recursive: true, force: true }));
 
