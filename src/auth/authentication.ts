@@ -6,7 +6,7 @@
  */
 import { type Middleware, passThrough } from "../http/mod.ts";
 import type { Grant, Store } from "../store/mod.ts";
-import { authenticate } from "./authenticate.ts";
+import { withGrant } from "./authenticate.ts";
 import type { FailedAuthLimiter } from "./failed_auth.ts";
 
 /** Options of {@linkcode authenticateRequests}. */
@@ -66,7 +66,7 @@ export function authenticateRequests(
       return next();
     };
     if (clientAddress === undefined) {
-      return authenticate(context.request, store).then(granted);
+      return withGrant(context.request, store, undefined, granted);
     }
     const { request, runtimeArgument } = context;
     // A limited address costs no store query. While no address has failed,
@@ -83,9 +83,9 @@ export function authenticateRequests(
         return Promise.reject(error);
       }
     }
-    return authenticate(request, store, () => {
+    return withGrant(request, store, () => {
       address ??= clientAddress(request, runtimeArgument);
       if (address !== undefined) failedAuth.fail(address);
-    }).then(granted);
+    }, granted);
   });
 }

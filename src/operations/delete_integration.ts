@@ -74,24 +74,28 @@ export function authorizeDelete(grant: Grant): void {
  * ```
  */
 export function deleteIntegration(store: Store): Operation<GrantedContext> {
-  return async (context) => {
+  // Not async: the store's promise and one callback, without an async
+  // function's frame and its await (measured on Bun).
+  return (context) => {
     const { params, grant } = context;
-    const integrationId = parsePathUuid(
-      "integration_id",
-      params.integration_id!,
-    );
-    authorizeDelete(grant);
-
-    if (!await store.deleteIntegration(grant.projectId, integrationId)) {
-      // Answered, not thrown: no rejection through the pipeline.
-      return context.error(
+    let integrationId: string;
+    let deleted: Promise<boolean>;
+    try {
+      integrationId = parsePathUuid("integration_id", params.integration_id!);
+      authorizeDelete(grant);
+      deleted = store.deleteIntegration(grant.projectId, integrationId);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return deleted.then((found) =>
+      found ? context.empty(204) : context.error(
+        // Answered, not thrown: no rejection through the pipeline.
         new HttpError(
           404,
           "INTEGRATION_NOT_FOUND",
           `Integration ${integrationId} not found`,
         ),
-      );
-    }
-    return context.empty(204);
+      )
+    );
   };
 }

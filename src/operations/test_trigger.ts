@@ -116,23 +116,32 @@ export interface TestTriggerSettings {
 export function testTrigger(
   { store, now }: TestTriggerSettings,
 ): Operation<GrantedContext> {
-  return async (context) => {
+  // Not async: the store's promise and one callback, without an async
+  // function's frame and its await (measured on Bun).
+  return (context) => {
     const { params, grant } = context;
-    const flowId = parsePathUuid("flow_id", params.flow_id!);
-    authorize(grant, "workflows:test");
-
-    const flow = await store.findFlow(grant.projectId, flowId);
-    // Refusals are answered, not thrown: no rejection through the pipeline.
-    if (flow === undefined) {
-      return context.error(
-        new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`),
-      );
+    let flowId: string;
+    let found: Promise<Flow | undefined>;
+    try {
+      flowId = parsePathUuid("flow_id", params.flow_id!);
+      authorize(grant, "workflows:test");
+      found = store.findFlow(grant.projectId, flowId);
+    } catch (error) {
+      return Promise.reject(error);
     }
-    const sample = sampleOrRefusal(flow, store, now);
-    if (sample instanceof HttpError) return context.error(sample);
-    // A webhook's or a schedule's events are at hand: nothing to wait for.
-    return context.json({
-      events: sample instanceof Promise ? await sample : sample,
+    return found.then((flow) => {
+      // Refusals are answered, not thrown: no rejection through the pipeline.
+      if (flow === undefined) {
+        return context.error(
+          new HttpError(404, "FLOW_NOT_FOUND", `Flow ${flowId} not found`),
+        );
+      }
+      const sample = sampleOrRefusal(flow, store, now);
+      if (sample instanceof HttpError) return context.error(sample);
+      // A webhook's or a schedule's events are at hand: nothing to wait for.
+      return sample instanceof Promise
+        ? sample.then((events) => context.json({ events }))
+        : context.json({ events: sample });
     });
   };
 }

@@ -75,12 +75,14 @@ export function observeRequests(options: ObserveOptions): Middleware {
     bytes: number,
     aborted?: AbortCause,
   ) => {
+    // Read once: on Bun and Deno a call into the runtime.
+    const { status } = response;
     // A 422 HTTPValidationError has no code of its own.
     const errorCode = context.errorCode ??
-      (response.status === 422 ? "VALIDATION_ERROR" : undefined);
+      (status === 422 ? "VALIDATION_ERROR" : undefined);
     traced?.end({
       route: context.route?.pattern,
-      status: response.status,
+      status,
       bytes,
       aborted,
       errorCode,
@@ -92,7 +94,7 @@ export function observeRequests(options: ObserveOptions): Middleware {
       requestId: context.requestId,
       method: request.method,
       path: context.pathname,
-      status: response.status,
+      status,
       durationMs: Math.round((performance.now() - context.startedAt) * 1000) /
         1000,
       bytes,
