@@ -19,17 +19,14 @@
  *
  * @module
  */
-import { execFileSync } from "node:child_process";
-import {
-  mkdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
-import { join, relative } from "node:path";
+import { mkdirSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { externalPackages, type StartSource } from "./start_build.ts";
+import {
+  bundleListingSources,
+  externalPackages,
+  type StartSource,
+} from "./start_build.ts";
 
 /**
  * Builds `dist/deno_serve/` under `root` (see the module's text).
@@ -50,46 +47,25 @@ export function buildDenoServe(root: string): StartSource[] {
   const out = join(root, "dist", "deno_serve");
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const began = Date.now();
-  const inputs = new Map<string, StartSource>();
   // One build each: the worker must sit in the folder itself, beside the
   // chunk that starts it, not under gzip_pool/.
-  for (
-    const entry of [
+  return bundleListingSources(
+    root,
+    out,
+    [
       "server/runtimes/deploy_entry.ts",
       "server/gzip_pool/deflate_worker.ts",
-    ]
-  ) {
-    const metafile = join(out, "meta.json");
-    execFileSync(
-      join(root, "node_modules", ".bin", "bun"),
-      [
-        "build",
-        "--target=node",
-        "--format=esm",
-        "--splitting",
-        ...externalPackages(root),
-        `--metafile=${metafile}`,
-        `--outdir=${out}`,
-        join(root, entry),
-      ],
-      { cwd: root, stdio: ["ignore", "ignore", "inherit"] },
-    );
-    const meta = JSON.parse(readFileSync(metafile, "utf8")) as {
-      inputs: Record<string, unknown>;
-    };
-    rmSync(metafile);
-    for (const input of Object.keys(meta.inputs)) {
-      const path = relative(root, join(root, input)).replaceAll("\\", "/");
-      if (inputs.has(path)) continue;
-      const { mtimeMs, size } = statSync(join(root, path));
-      const trusted = mtimeMs <= began - 1000;
-      inputs.set(path, [path, trusted ? Math.trunc(mtimeMs) : -1, size]);
-    }
-  }
-  const sources = [...inputs.values()];
-  writeFileSync(join(out, "sources.json"), JSON.stringify({ sources }));
-  return sources;
+    ].map((entry) => (metafile) => [
+      "build",
+      "--target=node",
+      "--format=esm",
+      "--splitting",
+      ...externalPackages(root),
+      `--metafile=${metafile}`,
+      `--outdir=${out}`,
+      join(root, entry),
+    ]),
+  );
 }
 
 if (import.meta.main) {

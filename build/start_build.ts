@@ -101,7 +101,6 @@ export function buildStart(root: string): StartSource[] {
   const out = join(root, "dist", "start");
   rmSync(out, { recursive: true, force: true });
   mkdirSync(out, { recursive: true });
-  const bun = join(root, "node_modules", ".bin", "bun");
   const entry = join(root, "server", "main.ts");
   const external = externalPackages(root);
   const bundles: [name: string, args: (metafile: string) => string[]][] = [
@@ -123,10 +122,44 @@ export function buildStart(root: string): StartSource[] {
       `--metafile=${metafile}`,
     ]],
   ];
+  return bundleListingSources(root, out, bundles.map(([, args]) => args));
+}
+
+/**
+ * Runs `bun` once for each argument list (each given the metafile it is to
+ * write), then writes `out/sources.json`: every source the bundles hold, with
+ * its mtime (whole ms) and size, as the start checks compare them; a source
+ * modified less than a second before the builds began, or during them, is
+ * listed with mtime -1, never matching, since a bundle may hold an older text
+ * of it. The builds of `dist/start/` and `dist/deno_serve/` both list theirs
+ * so.
+ *
+ * @param root The project's root, holding `node_modules/.bin/bun`.
+ * @param out The build's directory; the metafiles are written and removed
+ * there.
+ * @param builds Each bundle's arguments to `bun`, given its metafile's path.
+ * @returns The sources, as `sources.json` lists them.
+ *
+ * @example
+ * ```ts ignore
+ * import { bundleListingSources } from "./start_build.ts";
+ *
+ * const sources = bundleListingSources(process.cwd(), "dist/x", [
+ *   (metafile) => ["build", `--metafile=${metafile}`, "--outdir=dist/x", "mod.ts"],
+ * ]);
+ * console.log(`${sources.length} sources bundled`);
+ * ```
+ */
+export function bundleListingSources(
+  root: string,
+  out: string,
+  builds: ((metafile: string) => string[])[],
+): StartSource[] {
+  const bun = join(root, "node_modules", ".bin", "bun");
   const began = Date.now();
   const inputs = new Map<string, StartSource>();
-  for (const [name, args] of bundles) {
-    const metafile = join(out, `${name}.meta.json`);
+  for (const [index, args] of builds.entries()) {
+    const metafile = join(out, `meta-${index}.json`);
     execFileSync(bun, args(metafile), {
       cwd: root,
       stdio: ["ignore", "ignore", "inherit"],
