@@ -16,6 +16,7 @@ export type GzipWorkerRequest =
 
 /** What the worker posts back of an entry. */
 export interface GzipWorkerReply {
+  /** The entry's id, as the request gave it. */
   id: number;
   /** How many more of its chunks were taken in. */
   taken: number;
@@ -29,6 +30,7 @@ export interface GzipWorkerReply {
 
 /** Posted once the worker has loaded: it can take entries. */
 export interface GzipWorkerReady {
+  /** Always true: the worker is up. */
   ready: true;
 }
 

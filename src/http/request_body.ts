@@ -38,6 +38,8 @@ export class ClientGoneError extends HttpError {
   readonly detail: string;
 
   /**
+   * A body the client left unfinished: 400, or 408 past the deadline.
+   *
    * @param detail What happened, for the info line (never sent).
    * @param options The status (400, or 408 for a missed deadline) and the
    * underlying failure.

@@ -11,6 +11,7 @@ import { unquote } from "../validation/mod.ts";
 
 /** A route: a method and a path pattern whose `{name}` segments are params. */
 export interface Route<T> {
+  /** The HTTP method, upper case. */
   method: string;
   /** e.g. `/v1/integration/{integration_id}`. */
   pattern: string;
@@ -20,9 +21,11 @@ export interface Route<T> {
 
 /** A matched route with its (percent-decoded) path params. */
 export interface RouteMatch<T> {
+  /** What the matched route leads to. */
   target: T;
   /** The route's pattern, e.g. `/v1/integration/{integration_id}`. */
   pattern: string;
+  /** The `{name}` segments' values, by name. */
   params: Record<string, string>;
 }
 
@@ -73,6 +76,8 @@ export class Router<T> {
   #notFoundMessage: ((pathname: string) => string) | undefined;
 
   /**
+   * Compiles the routes' patterns once, for every match to come.
+   *
    * @param routes The routes, tried in order (a 405's `Allow` lists their
    * methods in this order).
    * @param options The 404's message.

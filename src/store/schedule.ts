@@ -7,7 +7,9 @@ import { Cron } from "croner";
 
 /** What is wrong with a schedule, and in which field. */
 export interface ScheduleProblem {
+  /** The field at fault. */
   field: "cron" | "timezone";
+  /** What is wrong with it, for the error message. */
   problem: string;
 }
 

@@ -59,6 +59,7 @@ const MAX_16 = 0xffff;
 export interface EntryTime {
   /** MS-DOS date and time, local time, two-second resolution. */
   dosDate: number;
+  /** MS-DOS time of day, the same instant. */
   dosTime: number;
   /** Seconds since the Unix epoch, for the extended timestamp field. */
   unixSeconds: number;

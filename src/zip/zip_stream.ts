@@ -193,7 +193,11 @@ export class ZipStream {
   readonly #errorReadable: (reason: unknown) => void;
   #changed: Promise<void> | undefined;
 
-  /** @param options Entry time, compressor and read-ahead. */
+  /**
+   * Opens an archive with no entry yet: add entries, then close it.
+   *
+   * @param options Entry time, compressor and read-ahead.
+   */
   constructor(options: ZipStreamOptions) {
     this.#time = entryTime(options.lastModified);
     const gzip = options.gzip ?? gzipCompressor;
