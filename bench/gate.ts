@@ -28,7 +28,11 @@
  * than the reference's here; the committed figure and the reference's
  * machine factor (its figure here over the committed one) are printed beside
  * it. A figure that is better is the higher one (req/s ratios) or the lower
- * one (CPU ratios), as the table's `better` column says.
+ * one (CPU ratios), as the table's `better` column says. A req/s figure past
+ * its limit fails only when the server's CPU µs a request (from `/proc`, in
+ * the same runs) is also more than 15 % above the reference's: other load
+ * that takes the cores from one server halves its req/s, not its CPU a
+ * request.
  *
  * Run: `node bench/gate.ts` (or `npm run bench:gate`; needs git, wrk, curl,
  * zip and unzip: `apt-get install -y wrk curl zip unzip`). `GATE_REFERENCE=0`
@@ -214,6 +218,11 @@ export interface Verdict extends Baseline {
   machineFactor: number | undefined;
   /** What `measured` is judged against: `reference`, or without it `value`. */
   against: number | undefined;
+  /**
+   * The checkout's server CPU µs a request over the reference's, in the same
+   * rounds, where the bench measures it (above 1 is worse); else `undefined`.
+   */
+  cpuChange: number | undefined;
   /** The worst ratio that still passes; `undefined` with nothing to judge. */
   limit: number | undefined;
   /** `pass`, `FAIL` (more than the tolerance worse) or `MISSING`. */
@@ -228,6 +237,11 @@ export interface Verdict extends Baseline {
  * higher-is-better figure, above 1.15x a lower-is-better one), and is
  * missing when it or the reference's was not measured. A machine that moves
  * the reference and the checkout alike moves the limit with them.
+ *
+ * Where `cpu` holds the servers' CPU µs a request for a figure (keyed alike),
+ * a req/s figure worse than its limit fails only when the checkout's CPU a
+ * request is also more than `tolerance` above the reference's: req/s drop
+ * when other load takes the cores from one server, CPU a request hardly.
  *
  * @example
  * ```ts
@@ -257,6 +271,7 @@ export function compare(
   baselines: Baseline[],
   measured: Map<string, number>,
   reference?: Map<string, number>,
+  cpu?: { checkout: Map<string, number>; reference: Map<string, number> },
   tolerance = 0.15,
 ): Verdict[] {
   return baselines.map((baseline) => {
@@ -270,8 +285,16 @@ export function compare(
       ? against * (1 - tolerance)
       : against * (1 + tolerance);
     const judged = value !== undefined && limit !== undefined;
+    const [cpuHere, cpuBefore] = [
+      cpu?.checkout.get(key),
+      cpu?.reference.get(key),
+    ];
+    const cpuChange = cpuHere === undefined || cpuBefore === undefined
+      ? undefined
+      : cpuHere / cpuBefore;
     const worse = judged &&
-      (baseline.better === "higher" ? value < limit : value > limit);
+      (baseline.better === "higher" ? value < limit : value > limit) &&
+      (cpuChange === undefined || cpuChange > 1 + tolerance);
     return {
       ...baseline,
       measured: value,
@@ -280,6 +303,7 @@ export function compare(
         ? undefined
         : referenceHere / baseline.value,
       against,
+      cpuChange,
       limit,
       outcome: !judged ? "MISSING" : worse ? "FAIL" : "pass",
     };
@@ -290,8 +314,8 @@ export function compare(
 export interface Figure {
   /** `check|runtime`. */
   key: string;
-  /** Whether it is the checkout's figure or the reference's. */
-  of: "checkout" | "reference";
+  /** Whose figure it is, and whether the ratio or the server's CPU µs/req. */
+  of: keyof Figures;
   /** The cell that holds it. */
   cell: string | undefined;
 }
@@ -309,7 +333,7 @@ export interface Bench {
 }
 
 /** Whose the mock bench's rows are, by server; other rows are skipped. */
-const MOCK_SIDES: Record<string, Figure["of"]> = {
+const MOCK_SIDES: Record<string, "checkout" | "reference"> = {
   mock: "checkout",
   "mock before": "reference",
 };
@@ -325,6 +349,8 @@ export const BENCHES: Record<string, Bench> = {
       return [
         { key, of: "checkout", cell: row["API / bare req/s"] },
         { key, of: "reference", cell: row["before / bare req/s"] },
+        { key, of: "checkoutCpu", cell: row["API server CPU µs/req"] },
+        { key, of: "referenceCpu", cell: row["before CPU µs/req"] },
       ];
     },
   },
@@ -350,11 +376,11 @@ export const BENCHES: Record<string, Bench> = {
     referenceColumn: "/ bare req/s",
     figures: (row) => {
       const of = MOCK_SIDES[row.server!];
-      return of === undefined ? [] : [{
-        key: `mock_request_shapes ${row.shape}|node`,
-        of,
-        cell: row["/ bare req/s"],
-      }];
+      const key = `mock_request_shapes ${row.shape}|node`;
+      return of === undefined ? [] : [
+        { key, of, cell: row["/ bare req/s"] },
+        { key, of: `${of}Cpu`, cell: row["CPU µs/req"] },
+      ];
     },
   },
 };
@@ -365,6 +391,10 @@ export interface Figures {
   checkout: Map<string, number>;
   /** The reference's ratios (empty when it did not run). */
   reference: Map<string, number>;
+  /** The checkout's server CPU µs a request, where the bench prints it. */
+  checkoutCpu: Map<string, number>;
+  /** The reference's server CPU µs a request, alike. */
+  referenceCpu: Map<string, number>;
 }
 
 /**
@@ -380,15 +410,19 @@ export interface Figures {
  * const output = "| runtime | request | API / bare req/s | before / bare req/s |\n" +
  *   "| --- | --- | --- | --- |\n" +
  *   "| bun | trigger | **0.43x** | **0.45x** |\n";
- * assert.deepEqual(figuresOf("hot_path", output), {
- *   checkout: new Map([["hot_path trigger|bun", 0.43]]),
- *   reference: new Map([["hot_path trigger|bun", 0.45]]),
- * });
+ * const figures = figuresOf("hot_path", output);
+ * assert.deepEqual(figures.checkout, new Map([["hot_path trigger|bun", 0.43]]));
+ * assert.deepEqual(figures.reference, new Map([["hot_path trigger|bun", 0.45]]));
  * ```
  */
 export function figuresOf(bench: string, output: string): Figures {
   const { column, figures } = BENCHES[bench]!;
-  const found: Figures = { checkout: new Map(), reference: new Map() };
+  const found: Figures = {
+    checkout: new Map(),
+    reference: new Map(),
+    checkoutCpu: new Map(),
+    referenceCpu: new Map(),
+  };
   const table = markdownTables(output).find((t) => t.header.includes(column));
   for (const row of table?.rows ?? []) {
     for (const figure of figures(row)) {
@@ -453,6 +487,11 @@ function versions(): string {
   ].join(", ");
 }
 
+/** Whether a figure is past its limit (then passed only by its CPU). */
+const beyond = (v: Verdict) =>
+  v.measured !== undefined && v.limit !== undefined &&
+  (v.better === "higher" ? v.measured < v.limit : v.measured > v.limit);
+
 /** A ratio to two places, or `–`. */
 const cell = (value: number | undefined) => value?.toFixed(2) ?? "–";
 
@@ -511,16 +550,21 @@ if (import.meta.main) {
     process.once("exit", () => worktree!.remove());
     console.error(`Reference ${commit} checked out in ${worktree!.path}`);
   }
-  const measured = new Map<string, number>();
-  const reference = new Map<string, number>();
+  const all: Figures = {
+    checkout: new Map(),
+    reference: new Map(),
+    checkoutCpu: new Map(),
+    referenceCpu: new Map(),
+  };
   const seconds: string[] = [];
   for (const bench of benches) {
     const begun = performance.now();
     console.error(`\n== bench/${bench}.ts`);
     const output = await runBench(bench, worktree?.path).catch(cannot);
     const figures = figuresOf(bench, output);
-    for (const [key, value] of figures.checkout) measured.set(key, value);
-    for (const [key, value] of figures.reference) reference.set(key, value);
+    for (const of of Object.keys(all) as (keyof Figures)[]) {
+      for (const [key, value] of figures[of]) all[of].set(key, value);
+    }
     seconds.push(
       `${bench} ${((performance.now() - begun) / 1000).toFixed(0)} s`,
     );
@@ -530,8 +574,9 @@ if (import.meta.main) {
       benches.includes(b.check.split(" ")[0]!) &&
       (b.check.startsWith("mock_") || runtimes.includes(b.runtime))
     ),
-    measured,
-    withReference ? reference : undefined,
+    all.checkout,
+    withReference ? all.reference : undefined,
+    { checkout: all.checkoutCpu, reference: all.referenceCpu },
   );
   console.log(
     `\nGate, ${new Date().toISOString()}, commit ${
@@ -548,9 +593,9 @@ if (import.meta.main) {
     }, ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`,
   );
   console.log(
-    "| check | runtime | committed | reference here | machine factor | now | now / judged against | limit | outcome |",
+    "| check | runtime | committed | reference here | machine factor | now | now / judged against | limit | CPU µs/req now / reference | outcome |",
   );
-  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+  console.log("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
   for (const v of verdicts) {
     console.log(
       `| ${v.check} | ${v.runtime} | ${v.value.toFixed(2)} | ${
@@ -563,7 +608,13 @@ if (import.meta.main) {
         v.limit === undefined
           ? "–"
           : `${v.better === "higher" ? "≥" : "≤"} ${v.limit.toFixed(3)}`
-      } | ${v.outcome === "pass" ? "pass" : `**${v.outcome}**`} |`,
+      } | ${cell(v.cpuChange)} | ${
+        v.outcome !== "pass"
+          ? `**${v.outcome}**`
+          : beyond(v)
+          ? "pass: past the limit, CPU a request not"
+          : "pass"
+      } |`,
     );
   }
   const failed = verdicts.filter((v) => v.outcome !== "pass").length;

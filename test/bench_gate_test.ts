@@ -76,10 +76,10 @@ describe("the regression gate", () => {
 
   it("takes the checkout's and the reference's figures by their keys", () => {
     const hot = "2026-11-26, load average 1\n\n" +
-      "| runtime | request | bare req/s | API req/s | API / bare req/s | minimal / bare req/s | before req/s | before / bare req/s |\n" +
-      "| --- | --- | --- | --- | --- | --- | --- | --- |\n" +
-      "| node | trigger | 69040 | 33829 | **0.49x** | **–** | 34520 | **0.50x** |\n" +
-      "| deno | delete404 | 149854 | 29971 | **0.20x** | **–** | 31469 | **0.21x** |\n";
+      "| runtime | request | bare req/s | API req/s | API / bare req/s | API server CPU µs/req | minimal / bare req/s | before req/s | before / bare req/s | before CPU µs/req |\n" +
+      "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n" +
+      "| node | trigger | 69040 | 33829 | **0.49x** | 28.1 | **–** | 34520 | **0.50x** | 27.5 |\n" +
+      "| deno | delete404 | 149854 | 29971 | **0.20x** | 16.4 | **–** | 31469 | **0.21x** | 16.0 |\n";
     assert.deepEqual(figuresOf("hot_path", hot), {
       checkout: new Map([
         ["hot_path trigger|node", 0.49],
@@ -89,6 +89,14 @@ describe("the regression gate", () => {
         ["hot_path trigger|node", 0.5],
         ["hot_path delete404|deno", 0.21],
       ]),
+      checkoutCpu: new Map([
+        ["hot_path trigger|node", 28.1],
+        ["hot_path delete404|deno", 16.4],
+      ]),
+      referenceCpu: new Map([
+        ["hot_path trigger|node", 27.5],
+        ["hot_path delete404|deno", 16],
+      ]),
     });
     const exported =
       "| runtime | store | deflate | CPU API / zip | bytes API / zip | before CPU s | CPU before / zip |\n" +
@@ -97,15 +105,20 @@ describe("the regression gate", () => {
     assert.deepEqual(figuresOf("export_vs_zip", exported), {
       checkout: new Map([["export_vs_zip memory|bun", 0.6]]),
       reference: new Map([["export_vs_zip memory|bun", 0.62]]),
+      checkoutCpu: new Map(),
+      referenceCpu: new Map(),
     });
     const mock = 'no-length: wrk sends "POST / HTTP/1.1"\n\n' +
-      "| shape | server | req/s | / bare req/s |\n| --- | --- | --- | --- |\n" +
-      "| length-0 | mock | 23063 | 0.45x |\n" +
-      "| length-0 | mock before | 23524 | 0.46x |\n" +
-      "| length-0 | bare | 55435 | 1.00x |\n";
+      "| shape | server | req/s | CPU µs/req | / bare req/s |\n" +
+      "| --- | --- | --- | --- | --- |\n" +
+      "| length-0 | mock | 23063 | 40.1 | 0.45x |\n" +
+      "| length-0 | mock before | 23524 | 39.8 | 0.46x |\n" +
+      "| length-0 | bare | 55435 | 17.5 | 1.00x |\n";
     assert.deepEqual(figuresOf("mock_request_shapes", mock), {
       checkout: new Map([["mock_request_shapes length-0|node", 0.45]]),
       reference: new Map([["mock_request_shapes length-0|node", 0.46]]),
+      checkoutCpu: new Map([["mock_request_shapes length-0|node", 40.1]]),
+      referenceCpu: new Map([["mock_request_shapes length-0|node", 39.8]]),
     });
     const withoutReference = "| runtime | request | API / bare req/s |\n" +
       "| --- | --- | --- |\n| bun | trigger | **0.43x** |\n";
@@ -184,6 +197,27 @@ describe("the regression gate", () => {
     assert.ok(Math.abs(verdict!.machineFactor! - 0.75) < 1e-9);
     assert.equal(verdict!.against, 0.15);
     assert.ok(Math.abs(verdict!.limit! - 0.1275) < 1e-9);
+  });
+
+  it("fails a req/s figure past its limit only when CPU a request confirms it", () => {
+    const past: [string, number][] = [[keys[0]!, 0.1]];
+    const reference: [string, number][] = [[keys[0]!, 0.2]];
+    const judged = (checkoutCpu: number) =>
+      compare([higher], new Map(past), new Map(reference), {
+        checkout: new Map([[keys[0]!, checkoutCpu]]),
+        reference: new Map([[keys[0]!, 20]]),
+      })[0]!;
+    // Load took the cores from the checkout's server: req/s halved, CPU not.
+    assert.equal(judged(22.9).outcome, "pass");
+    assert.ok(Math.abs(judged(22.9).cpuChange! - 1.145) < 1e-9);
+    // A slower change: CPU a request more than 15 % up too.
+    assert.equal(judged(23.1).outcome, "FAIL");
+    // A figure within its limit passes whatever its CPU.
+    const within = compare([higher], new Map(reference), new Map(reference), {
+      checkout: new Map([[keys[0]!, 40]]),
+      reference: new Map([[keys[0]!, 20]]),
+    });
+    assert.equal(within[0]!.outcome, "pass");
   });
 
   it("counts a figure missing when the reference gave none", () => {
