@@ -448,6 +448,8 @@ function runBench(bench: string, before: string | undefined): Promise<string> {
     [join("bench", `${bench}.ts`)],
     {
       stdio: ["ignore", "pipe", "inherit"],
+      // A group of its own, so that a signal to the gate stops its servers.
+      detached: true,
       env: {
         ...process.env,
         BENCH_ROUNDS: ROUNDS,
@@ -534,14 +536,14 @@ if (import.meta.main) {
     }
   }
   const started = performance.now();
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    process.once(signal, () => {
+      if (running?.pid !== undefined) process.kill(-running.pid, signal);
+      process.exit(130);
+    });
+  }
   let worktree: Worktree | undefined;
   if (withReference) {
-    for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-      process.once(signal, () => {
-        running?.kill(signal);
-        process.exit(130);
-      });
-    }
     try {
       worktree = addWorktree(".", commit);
     } catch (error) {
