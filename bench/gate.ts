@@ -227,6 +227,8 @@ export interface Verdict extends Baseline {
   limit: number | undefined;
   /** `pass`, `FAIL` (more than the tolerance worse) or `MISSING`. */
   outcome: "pass" | "FAIL" | "MISSING";
+  /** The first run's verdict, when this one is the re-run of its FAIL. */
+  firstRun?: Verdict;
 }
 
 /**
@@ -310,6 +312,46 @@ export function compare(
   });
 }
 
+/**
+ * The verdicts once each FAIL was measured again: a FAIL stands only when
+ * its re-run (`again`, the same checks measured anew) fails too; a pass on
+ * the re-run replaces it, keeping the first run's verdict beside it. A
+ * figure the re-run did not measure keeps its first verdict.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { compare, confirmFailures } from "./gate.ts";
+ *
+ * const baseline = {
+ *   check: "mock_request_shapes no-length",
+ *   runtime: "node",
+ *   value: 0.69,
+ *   better: "higher" as const,
+ * };
+ * const key = "mock_request_shapes no-length|node";
+ * const judge = (now: number) =>
+ *   compare([baseline], new Map([[key, now]]), new Map([[key, 0.5]]));
+ * const [noise] = confirmFailures(judge(0.38), judge(0.49));
+ * assert.equal(noise!.outcome, "pass");
+ * assert.equal(noise!.firstRun!.outcome, "FAIL");
+ * assert.equal(confirmFailures(judge(0.38), judge(0.37))[0]!.outcome, "FAIL");
+ * ```
+ */
+export function confirmFailures(
+  first: Verdict[],
+  again: Verdict[],
+): Verdict[] {
+  return first.map((verdict) => {
+    if (verdict.outcome !== "FAIL") return verdict;
+    const rerun = again.find((v) =>
+      v.check === verdict.check && v.runtime === verdict.runtime &&
+      v.outcome !== "MISSING"
+    );
+    return rerun === undefined ? verdict : { ...rerun, firstRun: verdict };
+  });
+}
+
 /** One figure a row of a bench's table holds. */
 export interface Figure {
   /** `check|runtime`. */
@@ -326,11 +368,17 @@ export interface Bench {
   env: Record<string, string>;
   /** The column of the checkout's ratio, which names the table to read. */
   column: string;
+  /** The environment that narrows a re-run to these failed figures. */
+  narrow: (failed: Baseline[]) => Record<string, string>;
   /** The column of the reference's ratio (its `BENCH_BEFORE` server). */
   referenceColumn: string;
   /** The figures a row of the table holds. */
   figures: (row: Record<string, string>) => Figure[];
 }
+
+/** The runtimes of some figures, for `BENCH_RUNTIMES`. */
+const runtimesOf = (figures: Baseline[]) =>
+  [...new Set(figures.map((b) => b.runtime))].join(",");
 
 /** Whose the mock bench's rows are, by server; other rows are skipped. */
 const MOCK_SIDES: Record<string, "checkout" | "reference"> = {
@@ -343,6 +391,7 @@ export const BENCHES: Record<string, Bench> = {
   hot_path: {
     env: { BENCH_SERVERS: "bare,api", BENCH_HONO: "0" },
     column: "API / bare req/s",
+    narrow: (failed) => ({ BENCH_RUNTIMES: runtimesOf(failed) }),
     referenceColumn: "before / bare req/s",
     figures: (row) => {
       const key = `hot_path ${row.request}|${row.runtime}`;
@@ -361,6 +410,7 @@ export const BENCHES: Record<string, Bench> = {
       BENCH_AT_ONCE: "0",
     },
     column: "CPU API / zip",
+    narrow: (failed) => ({ BENCH_RUNTIMES: runtimesOf(failed) }),
     referenceColumn: "CPU before / zip",
     figures: (row) => {
       const key = `export_vs_zip ${row.store}|${row.runtime}`;
@@ -373,6 +423,10 @@ export const BENCHES: Record<string, Bench> = {
   mock_request_shapes: {
     env: { PRISM: "/nonexistent/prism" },
     column: "/ bare req/s",
+    narrow: (failed) => ({
+      BENCH_SHAPES: [...new Set(failed.map((b) => b.check.split(" ")[1]))]
+        .join(","),
+    }),
     referenceColumn: "/ bare req/s",
     figures: (row) => {
       const of = MOCK_SIDES[row.server!];
@@ -442,7 +496,11 @@ let running: ChildProcess | undefined;
  * Runs a bench script under Node, with `before` as its `BENCH_BEFORE` when
  * given; resolves with its stdout.
  */
-function runBench(bench: string, before: string | undefined): Promise<string> {
+function runBench(
+  bench: string,
+  before: string | undefined,
+  narrow: Record<string, string> = {},
+): Promise<string> {
   const child = spawn(
     process.execPath,
     [join("bench", `${bench}.ts`)],
@@ -456,6 +514,7 @@ function runBench(bench: string, before: string | undefined): Promise<string> {
         BENCH_SECONDS: SECONDS,
         ...BENCHES[bench]!.env,
         ...(before === undefined ? {} : { BENCH_BEFORE: before }),
+        ...narrow,
       },
     },
   );
@@ -552,34 +611,51 @@ if (import.meta.main) {
     process.once("exit", () => worktree!.remove());
     console.error(`Reference ${commit} checked out in ${worktree!.path}`);
   }
-  const all: Figures = {
-    checkout: new Map(),
-    reference: new Map(),
-    checkoutCpu: new Map(),
-    referenceCpu: new Map(),
-  };
   const seconds: string[] = [];
-  for (const bench of benches) {
-    const begun = performance.now();
-    console.error(`\n== bench/${bench}.ts`);
-    const output = await runBench(bench, worktree?.path).catch(cannot);
-    const figures = figuresOf(bench, output);
-    for (const of of Object.keys(all) as (keyof Figures)[]) {
-      for (const [key, value] of figures[of]) all[of].set(key, value);
-    }
-    seconds.push(
-      `${bench} ${((performance.now() - begun) / 1000).toFixed(0)} s`,
-    );
-  }
-  const verdicts = compare(
-    baselines.filter((b) =>
-      benches.includes(b.check.split(" ")[0]!) &&
-      (b.check.startsWith("mock_") || runtimes.includes(b.runtime))
-    ),
-    all.checkout,
-    withReference ? all.reference : undefined,
-    { checkout: all.checkoutCpu, reference: all.referenceCpu },
+  const gated = baselines.filter((b) =>
+    benches.includes(b.check.split(" ")[0]!) &&
+    (b.check.startsWith("mock_") || runtimes.includes(b.runtime))
   );
+  /** Runs the benches of some figures (narrowed to them if asked); judges. */
+  const measure = async (figures: Baseline[], narrowed: boolean) => {
+    const all: Figures = {
+      checkout: new Map(),
+      reference: new Map(),
+      checkoutCpu: new Map(),
+      referenceCpu: new Map(),
+    };
+    for (const bench of benches) {
+      const ofBench = figures.filter((b) => b.check.split(" ")[0] === bench);
+      if (ofBench.length === 0) continue;
+      const begun = performance.now();
+      console.error(`\n== bench/${bench}.ts${narrowed ? ", again" : ""}`);
+      const output = await runBench(
+        bench,
+        worktree?.path,
+        narrowed ? BENCHES[bench]!.narrow(ofBench) : {},
+      ).catch(cannot);
+      const found = figuresOf(bench, output);
+      for (const of of Object.keys(all) as (keyof Figures)[]) {
+        for (const [key, value] of found[of]) all[of].set(key, value);
+      }
+      seconds.push(
+        `${bench}${narrowed ? " again" : ""} ${
+          ((performance.now() - begun) / 1000).toFixed(0)
+        } s`,
+      );
+    }
+    return compare(
+      figures,
+      all.checkout,
+      withReference ? all.reference : undefined,
+      { checkout: all.checkoutCpu, reference: all.referenceCpu },
+    );
+  };
+  const first = await measure(gated, false);
+  const failedFirst = first.filter((v) => v.outcome === "FAIL");
+  const verdicts = failedFirst.length === 0
+    ? first
+    : confirmFailures(first, await measure(failedFirst, true));
   console.log(
     `\nGate, ${new Date().toISOString()}, commit ${
       spawnSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" })
@@ -616,6 +692,12 @@ if (import.meta.main) {
           : beyond(v)
           ? "pass: past the limit, CPU a request not"
           : "pass"
+      }${
+        v.firstRun === undefined
+          ? ""
+          : `, re-run (first: ${cell(v.firstRun.measured)}, ${
+            cell(v.firstRun.reference)
+          }, CPU ${cell(v.firstRun.cpuChange)})`
       } |`,
     );
   }

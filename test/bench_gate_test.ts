@@ -15,6 +15,7 @@ import { describe, it } from "node:test";
 import {
   BENCHES,
   compare,
+  confirmFailures,
   figuresOf,
   markdownTables,
   parseBaseline,
@@ -218,6 +219,56 @@ describe("the regression gate", () => {
       reference: new Map([[keys[0]!, 20]]),
     });
     assert.equal(within[0]!.outcome, "pass");
+  });
+
+  it("keeps a FAIL only when its re-run fails too", () => {
+    const reference: [string, number][] = [[keys[0]!, 0.2], [keys[1]!, 1]];
+    const judge = (figures: [string, number][]) =>
+      compare([higher, lower], new Map(figures), new Map(reference));
+    const first = judge([[keys[0]!, 0.1], [keys[1]!, 1.3]]);
+    assert.deepEqual(first.map((v) => v.outcome), ["FAIL", "FAIL"]);
+    // The hot path's figure passes on its re-run, the export's fails again.
+    const again = judge([[keys[0]!, 0.19], [keys[1]!, 1.31]]);
+    const confirmed = confirmFailures(first, again);
+    assert.deepEqual(confirmed.map((v) => v.outcome), ["pass", "FAIL"]);
+    assert.equal(confirmed[0]!.measured, 0.19);
+    assert.equal(confirmed[0]!.firstRun!.measured, 0.1);
+    // A re-run that did not measure a figure leaves its FAIL.
+    assert.deepEqual(
+      confirmFailures(first, []).map((v) => v.outcome),
+      ["FAIL", "FAIL"],
+    );
+    // A pass is never re-judged.
+    const passed = judge([[keys[0]!, 0.2], [keys[1]!, 1]]);
+    assert.deepEqual(confirmFailures(passed, first), passed);
+  });
+
+  it("narrows a re-run to the failed figures' runtimes or shapes", () => {
+    const failed = (check: string, runtime: string) => ({
+      check,
+      runtime,
+      value: 0.5,
+      better: "higher" as const,
+    });
+    assert.deepEqual(
+      BENCHES.hot_path!.narrow([
+        failed("hot_path trigger", "bun"),
+        failed("hot_path delete404", "bun"),
+        failed("hot_path trigger", "node"),
+      ]),
+      { BENCH_RUNTIMES: "bun,node" },
+    );
+    assert.deepEqual(
+      BENCHES.export_vs_zip!.narrow([failed("export_vs_zip memory", "deno")]),
+      { BENCH_RUNTIMES: "deno" },
+    );
+    assert.deepEqual(
+      BENCHES.mock_request_shapes!.narrow([
+        failed("mock_request_shapes no-length", "node"),
+        failed("mock_request_shapes json-body", "node"),
+      ]),
+      { BENCH_SHAPES: "no-length,json-body" },
+    );
   });
 
   it("counts a figure missing when the reference gave none", () => {
