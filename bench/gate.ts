@@ -32,7 +32,9 @@
  * its limit fails only when the server's CPU µs a request (from `/proc`, in
  * the same runs) is also more than 15 % above the reference's: other load
  * that takes the cores from one server halves its req/s, not its CPU a
- * request.
+ * request. A FAIL is measured again at once, that bench narrowed to the
+ * failed figures' runtimes (`BENCH_RUNTIMES`) or shapes (`BENCH_SHAPES`), and
+ * stands only when the re-run fails too.
  *
  * Run: `node bench/gate.ts` (or `npm run bench:gate`; needs git, wrk, curl,
  * zip and unzip: `apt-get install -y wrk curl zip unzip`). `GATE_REFERENCE=0`
