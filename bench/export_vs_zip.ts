@@ -25,6 +25,9 @@
  * adds that checkout's `bench/export_server.ts` (an earlier commit, e.g. a
  * `git worktree` with `node_modules`), exporting in the same rounds, order
  * rotated: its CPU over the same `zip -6` rounds, in a column of its own.
+ * `BENCH_AT_ONCE` (default 8) sets the exports at once of the concurrent
+ * run; 0 leaves that run out (its columns print `–`), as the regression
+ * gate does.
  *
  * @module
  */
@@ -44,7 +47,8 @@ import { cpuSeconds, median, startServer } from "./hot_path.ts";
 import { childrenCpuSeconds } from "./proc_cpu.ts";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
-const AT_ONCE = 8;
+/** Exports at once in the concurrent run; 0 leaves that run out. */
+const AT_ONCE = Number(process.env.BENCH_AT_ONCE ?? 8);
 const runtimes = (process.env.BENCH_RUNTIMES ?? "node,deno,bun").split(",");
 const stores = (process.env.BENCH_STORES ??
   (process.env.DATABASE_URL ? "memory,postgres" : "memory")).split(",");
@@ -173,9 +177,10 @@ interface Row {
   apiBytes: number;
   zipBytes: number;
   rssOne: number;
-  rssMany: number;
-  /** Wall time and server CPU seconds per export with 8 at once. */
-  many: Timing;
+  /** Peak RSS growth with `AT_ONCE` exports at once (none when 0). */
+  rssMany?: number;
+  /** Wall time and server CPU seconds per export with `AT_ONCE` at once. */
+  many?: Timing;
   /** The `BENCH_BEFORE` checkout's single exports, if any. */
   before?: Timing;
 }
@@ -247,7 +252,9 @@ async function measure(
       { length: AT_ONCE },
       (_, i) => join(work, `many-${i}.zip`),
     );
-    const many = await timedExports(server, outputs);
+    const many = AT_ONCE === 0
+      ? undefined
+      : await timedExports(server, outputs);
     const medianOf = (timings: Timing[]) => ({
       wall: median(timings.map((t) => t.wall)),
       cpu: median(timings.map((t) => t.cpu)),
@@ -262,12 +269,14 @@ async function measure(
       apiBytes: statSync(served).size,
       zipBytes: statSync(infoZip).size,
       rssOne,
-      rssMany: peak - idle,
-      many: {
-        wall: many.wall / AT_ONCE,
-        cpu: many.cpu / AT_ONCE,
-        pg: (many.pg ?? 0) / AT_ONCE,
-      },
+      ...(many === undefined ? {} : {
+        rssMany: peak - idle,
+        many: {
+          wall: many.wall / AT_ONCE,
+          cpu: many.cpu / AT_ONCE,
+          pg: (many.pg ?? 0) / AT_ONCE,
+        },
+      }),
       ...(before === undefined ? {} : { before: medianOf(samples.before) }),
     };
   } finally {
@@ -304,7 +313,7 @@ console.log(
 );
 const beforeColumn = BEFORE === undefined
   ? ["", ""]
-  : [" before: CPU s / CPU before / zip |", " --- |"];
+  : [" before CPU s | CPU before / zip |", " --- | --- |"];
 console.log(
   "| runtime | store | deflate | zip -6 wall / CPU s | API wall / CPU s | wall API / zip | CPU API / zip | Postgres CPU s | bytes API / zip | RSS growth MiB, 1 / 8 at once | 8 at once: wall / CPU s / Postgres CPU s per export |" +
     beforeColumn[0],
@@ -323,12 +332,16 @@ for (const row of rows) {
       (row.api.pg ?? 0).toFixed(2)
     } | ${(row.apiBytes / row.zipBytes).toFixed(3)}x | ${
       row.rssOne.toFixed(0)
-    } / ${row.rssMany.toFixed(0)} | ${row.many.wall.toFixed(2)} / ${
-      row.many.cpu.toFixed(2)
-    } / ${(row.many.pg ?? 0).toFixed(2)} |${
+    } / ${row.rssMany?.toFixed(0) ?? "–"} | ${
+      row.many === undefined
+        ? "–"
+        : `${row.many.wall.toFixed(2)} / ${row.many.cpu.toFixed(2)} / ${
+          (row.many.pg ?? 0).toFixed(2)
+        }`
+    } |${
       row.before === undefined
         ? ""
-        : ` ${row.before.cpu.toFixed(2)} / ${x(row.before.cpu / row.zip.cpu)} |`
+        : ` ${row.before.cpu.toFixed(2)} | ${x(row.before.cpu / row.zip.cpu)} |`
     }`,
   );
 }
@@ -347,7 +360,12 @@ if (postgresRows.length > 0) {
       other.compression === row.compression
     );
     if (memory === undefined) continue;
-    const ratio = (of: (r: Row) => number) => x(of(row) / of(memory));
+    const ratio = (of: (r: Row) => number | undefined) => {
+      const [postgres, fromMemory] = [of(row), of(memory)];
+      return postgres === undefined || fromMemory === undefined
+        ? "–"
+        : x(postgres / fromMemory);
+    };
     console.log(
       `| ${row.runtime}, ${row.compression} | ${
         ratio((r) => r.api.wall / r.zip.wall)

@@ -18,7 +18,8 @@
  * out the _reading_ and _minimal_ servers (their columns print `–`), as the
  * regression gate (`bench/gate.ts`) does. `BENCH_BEFORE=<checkout>` adds
  * a fifth server, that checkout's `server/main.ts` (an earlier commit, e.g. a
- * `git worktree`), run in the same rounds: the API before and after a change.
+ * `git worktree`), run in the same rounds: the API before and after a change
+ * (its req/s over the bare server's, as the gate's reference reads it).
  *
  * When hono, zod and @hono/zod-validator load (`npm install --no-save hono
  * @hono/zod-validator zod`), one more server runs in the same rounds: the
@@ -394,9 +395,11 @@ if (import.meta.main) {
           }** | ${of("minimal", cpu)} |${
             before === undefined
               ? ""
-              : ` ${median(rates.before).toFixed(0)} | ${
-                median(cpu.before).toFixed(1)
-              } | **${(median(cpu.before) / median(cpu.api)).toFixed(2)}x** |`
+              : ` ${median(rates.before).toFixed(0)} | **${
+                (median(rates.before) / median(rates.bare)).toFixed(2)
+              }x** | ${median(cpu.before).toFixed(1)} | **${
+                (median(cpu.before) / median(cpu.api)).toFixed(2)
+              }x** |`
           }`,
         );
         console.error(rows.at(-1));
@@ -440,8 +443,8 @@ if (import.meta.main) {
     })\n`,
   );
   const beforeColumns = BEFORE === undefined ? ["", ""] : [
-    " before req/s | before CPU µs/req | before / API CPU |",
-    " --- | --- | --- |",
+    " before req/s | before / bare req/s | before CPU µs/req | before / API CPU |",
+    " --- | --- | --- | --- |",
   ];
   console.log(
     "| runtime | request | bare req/s | API req/s | API / bare req/s | bare server CPU µs/req | API server CPU µs/req | bare / API CPU | reading req/s | reading CPU µs/req | minimal / bare req/s | minimal CPU µs/req |" +
