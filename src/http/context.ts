@@ -10,7 +10,7 @@
 import type { WatchedBody } from "./body_watch.ts";
 import {
   answerHeaders,
-  nativeAnswerHeaders,
+  nativeAnswer,
   PRIVATE_HEADERS,
 } from "./hardening_headers.ts";
 import { leavesLargeBody } from "./request_body.ts";
@@ -132,7 +132,7 @@ export class Context<Vars extends object = Record<never, never>> {
    * @hono/node-server would take the response off its fast path.
    * The record is made when a step first reads or sets it: an answer of a
    * request whose steps touched none is built in one object (and on Bun
-   * sent as a copy of a template, see `nativeAnswerHeaders`).
+   * sent from a template, see `nativeAnswer`).
    */
   get headers(): Record<string, string> {
     return this.#headers ??= answerHeaders(this.#private, this.requestId);
@@ -297,24 +297,27 @@ export class Context<Vars extends object = Record<never, never>> {
   ): Response {
     const { requestId } = this;
     const headers = answerHeaders(this.#private, requestId, contentType);
-    return this.#build(
+    const response = nativeAnswer(
       body,
       status,
-      headers,
-      nativeAnswerHeaders(this.#private, requestId, contentType),
+      this.#private,
+      requestId,
+      contentType,
     );
+    if (response === undefined) return this.#build(body, status, headers);
+    this.#built = { response, body, headers };
+    return response;
   }
 
-  /** An answer; `native` are the same headers as `headers`, when at hand. */
+  /** An answer with the headers of a record. */
   #build(
     body: string | Uint8Array | null,
     status: number,
     headers: Record<string, string>,
-    native?: Headers,
   ): Response {
     const response = new Response(body as BodyInit | null, {
       status,
-      headers: native ?? headers,
+      headers,
     });
     this.#built = { response, body, headers };
     return response;
