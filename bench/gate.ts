@@ -558,6 +558,16 @@ const beyond = (v: Verdict) =>
 /** A ratio to two places, or `–`. */
 const cell = (value: number | undefined) => value?.toFixed(2) ?? "–";
 
+/** The checkout's commit, and whether the tree differs from it. */
+function checkedOut(): string {
+  const git = (...args: string[]) =>
+    spawnSync("git", args, { encoding: "utf8" }).stdout.trim();
+  const changed = git("status", "--porcelain", "--untracked-files=no");
+  return `${git("rev-parse", "--short", "HEAD")}${
+    changed === "" ? "" : " with uncommitted changes"
+  }`;
+}
+
 if (import.meta.main) {
   const missing = ["git", "wrk", "curl", "zip", "unzip"].filter((tool) =>
     spawnSync("sh", ["-c", `command -v ${tool}`]).status !== 0
@@ -659,10 +669,7 @@ if (import.meta.main) {
     ? first
     : confirmFailures(first, await measure(failedFirst, true));
   console.log(
-    `\nGate, ${new Date().toISOString()}, commit ${
-      spawnSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" })
-        .stdout.trim()
-    } against ${
+    `\nGate, ${new Date().toISOString()}, commit ${checkedOut()} against ${
       withReference
         ? `the reference ${commit} in the same rounds`
         : `${commit}'s committed figures (GATE_REFERENCE=0)`
